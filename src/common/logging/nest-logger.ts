@@ -1,0 +1,40 @@
+import { LoggerService } from '@nestjs/common';
+import type { AppLogger } from './logger';
+
+/** Routes Nest's own messages (bootstrap, module errors) into the structured log. */
+export class NestLogger implements LoggerService {
+  constructor(private readonly logger: AppLogger) {}
+
+  log(message: unknown, context?: string): void {
+    this.write('info', message, context);
+  }
+
+  error(message: unknown, stackOrContext?: string, context?: string): void {
+    if (message instanceof Error) {
+      this.logger.error({ err: message, context: stackOrContext }, message.message);
+      return;
+    }
+    this.write('error', message, context ?? stackOrContext);
+  }
+
+  warn(message: unknown, context?: string): void {
+    this.write('warn', message, context);
+  }
+
+  debug(message: unknown, context?: string): void {
+    this.write('debug', message, context);
+  }
+
+  verbose(message: unknown, context?: string): void {
+    this.write('trace', message, context);
+  }
+
+  fatal(message: unknown, context?: string): void {
+    this.write('fatal', message, context);
+  }
+
+  private write(level: 'info' | 'error' | 'warn' | 'debug' | 'trace' | 'fatal', message: unknown, context?: string) {
+    if (typeof message === 'object' && message !== null) this.logger[level]({ context, ...message });
+    else this.logger[level]({ context }, String(message));
+  }
+}

@@ -1,0 +1,26 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { ClockModule } from './common/clock/clock.module';
+import { LoggingModule } from './common/logging/logging.module';
+import type { AppLogger } from './common/logging/logger';
+import type { AppConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import { DatabaseModule } from './database/database.module';
+import { RedisModule } from './redis/redis.module';
+
+/** What both the HTTP service and the operator CLI stand on: configuration, logging, time and storage. */
+@Module({})
+export class CoreModule {
+  static forRoot(config: AppConfig, logger: AppLogger): DynamicModule {
+    return {
+      module: CoreModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggingModule.forRoot(logger),
+        ClockModule,
+        DatabaseModule,
+        RedisModule,
+      ],
+      exports: [DatabaseModule],
+    };
+  }
+}

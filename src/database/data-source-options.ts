@@ -1,0 +1,45 @@
+import type { DataSourceOptions } from 'typeorm';
+import type { AppConfig } from '../config/app-config';
+import { createEmbeddedPgDriver } from './embedded/embedded-pg-driver';
+import { ENTITIES } from './entities';
+import { MIGRATIONS } from './migrations';
+
+/**
+ * The one description of the database, used by the app, the operator CLI, the migration runner and the
+ * TypeORM CLI (through ormconfig.ts). Both targets speak PostgreSQL and run the same migrations.
+ */
+export function buildDataSourceOptions(config: AppConfig): DataSourceOptions {
+  const common = {
+    type: 'postgres' as const,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'schema_migrations',
+    synchronize: false,
+    migrationsRun: false,
+    // The schema comes only from migrations; TypeORM must not try to CREATE EXTENSION at connect.
+    installExtensions: false,
+    // TypeORM's logger prints query parameters (password hashes, token digests): keep it silent.
+    logging: false,
+  };
+
+  if (config.usesEmbeddedDatabase) {
+    return {
+      ...common,
+      driver: createEmbeddedPgDriver(config.dataDir, config.databaseQueryTimeoutMs),
+    };
+  }
+
+  return {
+    ...common,
+    url: config.databaseUrl,
+    applicationName: 'staff-auth-service',
+    connectTimeoutMS: config.databaseConnectTimeoutMs,
+    poolSize: config.databasePoolSize,
+    extra: {
+      // A server that stops answering must fail the request, not hang it.
+      query_timeout: config.databaseQueryTimeoutMs,
+      keepAlive: true,
+      idleTimeoutMillis: 30_000,
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import { Logger, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { buildDataSourceOptions } from './data-source-options';
+import { runPendingMigrations } from './migration-runner';
+
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => ({
+        ...buildDataSourceOptions(config),
+        // Fail the boot at once when the database is down; the orchestrator restarts us.
+        retryAttempts: 0,
+      }),
+      dataSourceFactory: async (options) => {
+        const dataSource = await new DataSource(options!).initialize();
+        return dataSource;
+      },
+    }),
+  ],
+  providers: [
+    {
+      provide: 'MIGRATIONS_APPLIED',
+      inject: [DataSource, AppConfig],
+      useFactory: async (dataSource: DataSource, config: AppConfig) => {
+        if (!config.migrationsRun) return [];
+        const applied = await runPendingMigrations(dataSource);
+        if (applied.length > 0) {
+          new Logger('Database').log(`Applied migrations: ${applied.map((m) => m.name).join(', ')}`);
+        }
+        return applied;
+      },
+    },
+  ],
+  exports: ['MIGRATIONS_APPLIED'],
+})
+export class DatabaseModule {}

@@ -1,0 +1,193 @@
+import { EventEmitter } from 'node:events';
+import { join } from 'node:path';
+import type { PGlite, PGliteOptions, Results } from '@electric-sql/pglite';
+import { DataDirLock } from './data-dir-lock';
+
+type Release = (error?: unknown) => void;
+type ConnectCallback = (error: Error | null, connection: EmbeddedConnection | null, release: Release) => void;
+
+interface PgLikeResult {
+  rows: unknown[];
+  rowCount: number;
+  command?: string;
+  fields: Results['fields'];
+}
+
+const OID_INT8 = 20;
+
+/**
+ * The single PGlite backend behind one pool, opened lazily and shared by every checkout. It lives in
+ * `<DATA_DIR>/db`, and DATA_DIR is locked so that a second process (a CLI run while the service is up) fails clearly instead of corrupting it.
+ */
+class EmbeddedBackend {
+  private opening?: Promise<PGlite>;
+  private lock?: DataDirLock;
+
+  constructor(private readonly dataDir: string) {}
+
+  open(): Promise<PGlite> {
+    this.opening ??= (async () => {
+      this.lock = DataDirLock.acquire(this.dataDir);
+      try {
+        // PGlite is published as ESM first; the dynamic import keeps this module loadable from CommonJS.
+        const { PGlite } = await import('@electric-sql/pglite');
+        const options: PGliteOptions = {
+          dataDir: join(this.dataDir, 'db'),
+          // node-postgres returns int8 as a string; match it so both databases give entities the same values.
+          parsers: { [OID_INT8]: (value: string) => value },
+        };
+        return await PGlite.create(options);
+      } catch (error) {
+        this.lock.release();
+        this.opening = undefined;
+        throw error;
+      }
+    })();
+    return this.opening;
+  }
+
+  async close(): Promise<void> {
+    if (!this.opening) return;
+    const db = await this.opening.catch(() => undefined);
+    this.opening = undefined;
+    try {
+      await db?.close();
+    } finally {
+      this.lock?.release();
+    }
+  }
+}
+
+/**
+ * What TypeORM's postgres driver calls on a checked-out connection. There is one PGlite session, so a
+ * connection is a lease on it: every statement of a transaction runs on the session the lease holds.
+ */
+class EmbeddedConnection extends EventEmitter {
+  constructor(private readonly db: PGlite) {
+    super();
+  }
+
+  async query(sql: string, parameters?: unknown[]): Promise<PgLikeResult> {
+    if (parameters && parameters.length > 0) return toPgResult(await this.db.query(sql, parameters));
+    // Parameterless strings may hold several statements (migrations); the extended protocol refuses those.
+    const results = await this.db.exec(sql);
+    return toPgResult(results[results.length - 1]);
+  }
+}
+
+function toPgResult(result: Results | undefined): PgLikeResult {
+  if (!result) return { rows: [], rowCount: 0, fields: [] };
+  const withTag = result as Results & { command?: string; rowCount?: number };
+  return {
+    rows: result.rows,
+    rowCount: withTag.rowCount ?? result.affectedRows ?? result.rows.length,
+    command: withTag.command,
+    fields: result.fields,
+  };
+}
+
+/**
+ * A `pg.Pool` look-alike over one PGlite session. PGlite has exactly one backend, and handing it to two callers
+ * at once interleaves their transactions (one's ROLLBACK undoes the other's work, or one's COMMIT keeps the
+ * other's rolled-back row). So checkouts are serialized: a caller waits in a FIFO queue until the previous
+ * lease is released, and gives up after `checkoutTimeoutMs` rather than hang forever when code holding a lease
+ * asks for a second one.
+ */
+export class EmbeddedPool extends EventEmitter {
+  private leased = false;
+  private readonly waiting: Array<() => void> = [];
+  private ended = false;
+
+  constructor(
+    private readonly backend: EmbeddedBackend,
+    private readonly checkoutTimeoutMs: number,
+  ) {
+    super();
+  }
+
+  /** Leases still queued; for tests and metrics. */
+  get waitingCount(): number {
+    return this.waiting.length;
+  }
+
+  connect(callback: ConnectCallback): void {
+    this.acquire().then(
+      ({ connection, release }) => callback(null, connection, release),
+      (error: Error) =>
+        callback(error, null, () => {
+          /* nothing was leased */
+        }),
+    );
+  }
+
+  /** Runs one statement on its own lease, as `pg.Pool#query` does. */
+  async query(sql: string, parameters?: unknown[]): Promise<PgLikeResult> {
+    const { connection, release } = await this.acquire();
+    try {
+      return await connection.query(sql, parameters);
+    } finally {
+      release();
+    }
+  }
+
+  end(callback?: (error?: Error) => void): void {
+    this.ended = true;
+    this.backend.close().then(
+      () => callback?.(),
+      (error: Error) => callback?.(error),
+    );
+  }
+
+  private async acquire(): Promise<{ connection: EmbeddedConnection; release: Release }> {
+    if (this.ended) throw new Error('The embedded database pool has been closed');
+    const db = await this.backend.open();
+    await this.waitForTurn();
+    let released = false;
+    const release: Release = () => {
+      if (released) return;
+      released = true;
+      this.handOver();
+    };
+    return { connection: new EmbeddedConnection(db), release };
+  }
+
+  private waitForTurn(): Promise<void> {
+    if (!this.leased) {
+      this.leased = true;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const grant = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        const index = this.waiting.indexOf(grant);
+        if (index !== -1) this.waiting.splice(index, 1);
+        reject(new Error(`Timed out after ${this.checkoutTimeoutMs} ms waiting for the embedded database`));
+      }, this.checkoutTimeoutMs);
+      this.waiting.push(grant);
+    });
+  }
+
+  private handOver(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.leased = false;
+  }
+}
+
+/**
+ * The object TypeORM's `driver` option expects in place of the `pg` module: it only ever calls `new Pool()`.
+ * Each driver owns one backend, so two data sources in one process (tests) never share a session.
+ */
+export function createEmbeddedPgDriver(dataDir: string, checkoutTimeoutMs: number): { Pool: new () => EmbeddedPool } {
+  const backend = new EmbeddedBackend(dataDir);
+  return {
+    Pool: class extends EmbeddedPool {
+      constructor() {
+        super(backend, checkoutTimeoutMs);
+      }
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { isEmail } from 'class-validator';
+import { QueryFailedError, Repository } from 'typeorm';
+import { ApiError } from '../common/errors/api-error';
+import { Employee } from './employee.entity';
+import { PasswordHasher } from './password-hasher';
+
+export const PASSWORD_MIN_LENGTH = 8;
+export const PASSWORD_MAX_LENGTH = 256;
+
+export interface NewEmployee {
+  email: string;
+  password: string;
+  name?: string;
+}
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+const UNIQUE_VIOLATION = '23505';
+
+@Injectable()
+export class EmployeeService {
+  constructor(
+    @InjectRepository(Employee) private readonly employees: Repository<Employee>,
+    private readonly hasher: PasswordHasher,
+  ) {}
+
+  async create(input: NewEmployee): Promise<Employee> {
+    const email = normalizeEmail(input.email);
+    if (!isEmail(email)) throw ApiError.validation('email must be an e-mail address', [{ field: 'email', message: 'must be an e-mail address' }]);
+    if (input.password.length < PASSWORD_MIN_LENGTH || input.password.length > PASSWORD_MAX_LENGTH) {
+      const message = `must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters long`;
+      throw ApiError.validation(`password ${message}`, [{ field: 'password', message }]);
+    }
+    const name = input.name?.trim() || email.split('@')[0];
+    const passwordHash = await this.hasher.hash(input.password);
+    try {
+      const saved = await this.employees.save(this.employees.create({ email, name, passwordHash }));
+      return { ...saved, passwordHash: undefined } as unknown as Employee;
+    } catch (error) {
+      if (error instanceof QueryFailedError && (error.driverError as { code?: string })?.code === UNIQUE_VIOLATION) {
+        throw ApiError.validation('an employee with this e-mail already exists', [
+          { field: 'email', message: 'is already registered' },
+        ]);
+      }
+      throw error;
+    }
+  }
+
+  findByEmail(email: string): Promise<Employee | null> {
+    return this.employees
+      .createQueryBuilder('employee')
+      .where('lower(employee.email) = :email', { email: normalizeEmail(email) })
+      .getOne();
+  }
+
+  /** The employee with the password hash loaded, for login only. */
+  findWithPasswordHash(email: string): Promise<Employee | null> {
+    return this.employees
+      .createQueryBuilder('employee')
+      .addSelect('employee.passwordHash')
+      .where('lower(employee.email) = :email', { email: normalizeEmail(email) })
+      .getOne();
+  }
+
+  count(): Promise<number> {
+    return this.employees.count();
+  }
+}

@@ -1,0 +1,35 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { HealthIndicatorService } from '@nestjs/terminus';
+import type Redis from 'ioredis';
+import { REDIS_CLIENT } from '../redis/redis.module';
+
+@Injectable()
+export class RedisHealthIndicator {
+  constructor(
+    private readonly health: HealthIndicatorService,
+    @Inject(REDIS_CLIENT) private readonly redis: Redis | null,
+  ) {}
+
+  get configured(): boolean {
+    return this.redis !== null;
+  }
+
+  async pingCheck(key: string, timeoutMs: number) {
+    const indicator = this.health.check(key);
+    if (!this.redis) return indicator.up({ message: 'not configured' });
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.redis.ping(),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+        }),
+      ]);
+      return indicator.up();
+    } catch (error) {
+      return indicator.down({ message: (error as Error).message });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { CompanyModule } from '../company/company.module';
+import { EmployeeModule } from '../employee/employee.module';
+import { Membership } from './membership.entity';
+import { MembershipService } from './membership.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([Membership]), CompanyModule, EmployeeModule],
+  providers: [MembershipService],
+  exports: [MembershipService],
+})
+export class MembershipModule {}

@@ -1,0 +1,49 @@
+/** The permissions of contract.md; `*` grants all of them. */
+export const PERMISSIONS = [
+  'users:read',
+  'users:write',
+  'products:read',
+  'products:write',
+  'orders:read',
+  'orders:write',
+  'files:write',
+  'marketingconversations:read',
+  'marketingconversations:write',
+  'apikeys:manage',
+] as const;
+
+export type Permission = (typeof PERMISSIONS)[number];
+export const ALL_PERMISSIONS = '*';
+export type Grant = Permission | typeof ALL_PERMISSIONS;
+
+const KNOWN = new Set<string>([...PERMISSIONS, ALL_PERMISSIONS]);
+
+export function isGrant(value: string): value is Grant {
+  return KNOWN.has(value);
+}
+
+/** Whether a set of grants includes `needed`. */
+export function grants(held: readonly string[], needed: Permission): boolean {
+  return held.includes(ALL_PERMISSIONS) || held.includes(needed);
+}
+
+/**
+ * Parses a comma-separated list (`users:read,orders:write`, or `*`) into sorted, unique grants. Throws with the
+ * first unknown name, so a typo never silently grants less (or more) than intended.
+ */
+export function parseGrants(list: string): Grant[] {
+  const names = list
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  if (names.length === 0) throw new Error('no permission given');
+  const unknown = names.find((name) => !isGrant(name));
+  if (unknown !== undefined) throw new Error(`unknown permission "${unknown}"`);
+  return normalizeGrants(names as Grant[]);
+}
+
+/** Unique and sorted; `*` alone when present, since it already covers the rest. */
+export function normalizeGrants(list: readonly Grant[]): Grant[] {
+  if (list.includes(ALL_PERMISSIONS)) return [ALL_PERMISSIONS];
+  return [...new Set(list)].sort();
+}

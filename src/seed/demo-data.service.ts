@@ -1,0 +1,83 @@
+import { randomBytes } from 'node:crypto';
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { APP_LOGGER } from '../common/logging/logging.module';
+import type { AppLogger } from '../common/logging/logger';
+import { AppConfig } from '../config/app-config';
+import { Company } from '../company/company.entity';
+import { Employee } from '../employee/employee.entity';
+import { PasswordHasher } from '../employee/password-hasher';
+import { Membership } from '../membership/membership.entity';
+import { ALL_PERMISSIONS } from '../membership/permission';
+
+const SEED_LOCK_KEY = 7_341_920_554;
+export const DEMO_OWNER_EMAIL = 'owner@demo.example';
+export const DEMO_COMPANY_NAMES = ['Demo Company A', 'Demo Company B'];
+
+export interface DemoCredentials {
+  email: string;
+  password: string;
+}
+
+/**
+ * Gives a first start something to log in with: two companies and one owner who belongs to both with every
+ * permission. Only on an empty database, and on PostgreSQL only when SEED_DEMO=true, so a production database
+ * never gets a known account by accident.
+ */
+@Injectable()
+export class DemoDataService implements OnApplicationBootstrap {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly dataSource: DataSource,
+    private readonly hasher: PasswordHasher,
+    @Inject(APP_LOGGER) private readonly logger: AppLogger,
+    @Inject('MIGRATIONS_APPLIED') private readonly migrationsApplied: unknown,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const wanted = this.config.usesEmbeddedDatabase ? this.config.seedDemo !== false : this.config.seedDemo === true;
+    if (!wanted) return;
+    const created = await this.seedIfEmpty();
+    if (created) this.announce(created);
+  }
+
+  /** Returns the owner's credentials when it created the data, `null` when the database already had some. */
+  async seedIfEmpty(): Promise<DemoCredentials | null> {
+    const password = randomBytes(12).toString('base64url');
+    const passwordHash = await this.hasher.hash(password);
+    return this.dataSource.transaction(async (manager) => {
+      // Instances starting together must not both decide the database is empty.
+      await manager.query('SELECT pg_advisory_xact_lock($1)', [SEED_LOCK_KEY]);
+      const existing = (await manager.count(Company)) + (await manager.count(Employee));
+      if (existing > 0) return null;
+      const companies = await manager.save(DEMO_COMPANY_NAMES.map((name) => manager.create(Company, { name })));
+      const owner = await manager.save(
+        manager.create(Employee, { email: DEMO_OWNER_EMAIL, name: 'Demo Owner', passwordHash }),
+      );
+      await manager.save(
+        companies.map((company) =>
+          manager.create(Membership, { employeeId: owner.id, companyId: company.id, permissions: [ALL_PERMISSIONS] }),
+        ),
+      );
+      return { email: DEMO_OWNER_EMAIL, password };
+    });
+  }
+
+  /**
+   * The one deliberate exception to "no password in the output": printed once, as plain text on standard
+   * output rather than as a log record, so log shippers that parse JSON lines do not collect it.
+   */
+  private announce({ email, password }: DemoCredentials): void {
+    this.logger.info({ email, companies: DEMO_COMPANY_NAMES }, 'demo data created');
+    process.stdout.write(
+      [
+        '',
+        '  Demo data created: two companies and one owner who belongs to both.',
+        `    e-mail:   ${email}`,
+        `    password: ${password}`,
+        '  This password is shown only now.',
+        '',
+      ].join('\n') + '\n',
+    );
+  }
+}

@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { DatabaseModule } from '../database/database.module';
+import { EmployeeModule } from '../employee/employee.module';
+import { DemoDataService } from './demo-data.service';
+
+@Module({
+  imports: [DatabaseModule, EmployeeModule],
+  providers: [DemoDataService],
+})
+export class SeedModule {}
