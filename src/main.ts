@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { configureApp } from './bootstrap/configure-app';
-import { createHttpAdapter } from './bootstrap/http-adapter';
+import { createHttpAdapter, NEST_APP_OPTIONS } from './bootstrap/http-adapter';
 import { createLogger } from './common/logging/logger';
 import { NestLogger } from './common/logging/nest-logger';
 import { ConfigError, loadConfig } from './config/app-config';
@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot(config, logger),
     createHttpAdapter(config),
-    { logger: new NestLogger(logger), abortOnError: false },
+    { ...NEST_APP_OPTIONS, logger: new NestLogger(logger) },
   );
   configureApp(app, logger);
   await app.listen({ port: config.port, host: config.host });

@@ -26,3 +26,9 @@ export function createHttpAdapter(config: AppConfig): FastifyAdapter {
     return503OnClosing: true,
   });
 }
+
+/**
+ * Options for every Nest application of the service. Nest's own body parsing is off: Fastify parses JSON by
+ * itself, and Nest would otherwise add a form-urlencoded parser that lets non-JSON bodies reach handlers.
+ */
+export const NEST_APP_OPTIONS = { bodyParser: false, abortOnError: false } as const;

@@ -1,0 +1,64 @@
+import { randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+
+export type TestDatabase = 'embedded' | 'postgres';
+
+/** The server the PostgreSQL project creates its throw-away databases on. */
+export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** A freshly initialised, empty PGlite folder made once per run, copied by each test (initdb takes seconds). */
+export const EMBEDDED_TEMPLATE_DIR = join(tmpdir(), `staff-auth-pglite-template-${process.env.JEST_RUN_ID ?? 'local'}`);
+
+export function currentTestDatabase(): TestDatabase {
+  const target = process.env.TEST_DB;
+  if (target !== 'embedded' && target !== 'postgres') {
+    throw new Error('TEST_DB must be embedded or postgres (set by the jest project)');
+  }
+  return target;
+}
+
+/** A database of its own for one test file: the environment that points at it, and how to throw it away. */
+export interface ProvisionedDatabase {
+  env: Record<string, string>;
+  url?: string;
+  dataDir: string;
+  drop(): Promise<void>;
+}
+
+export async function provisionDatabase(target: TestDatabase = currentTestDatabase()): Promise<ProvisionedDatabase> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'staff-auth-test-'));
+  if (target === 'embedded') {
+    if (existsSync(EMBEDDED_TEMPLATE_DIR)) cpSync(EMBEDDED_TEMPLATE_DIR, join(dataDir, 'db'), { recursive: true });
+    return {
+      env: { DATA_DIR: dataDir },
+      dataDir,
+      drop: async () => rmSync(dataDir, { recursive: true, force: true }),
+    };
+  }
+  const name = `staff_auth_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  await withAdminClient((client) => client.query(`CREATE DATABASE "${name}"`));
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    env: { DATABASE_URL: url.toString(), DATA_DIR: dataDir },
+    url: url.toString(),
+    dataDir,
+    drop: async () => {
+      await withAdminClient((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function withAdminClient<T>(work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 3000 });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
