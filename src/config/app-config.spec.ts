@@ -1,0 +1,79 @@
+import { ConfigError, loadConfig } from './app-config';
+
+function errorOf(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('runs on the embedded default with no settings at all', () => {
+    const config = loadConfig({});
+    expect(config.usesEmbeddedDatabase).toBe(true);
+    expect(config.port).toBe(3000);
+    expect(config.host).toBe('127.0.0.1');
+    expect(config.redisUrl).toBeUndefined();
+    expect(config.rateLimitScale).toBe(1);
+    expect(config.trustProxy).toBe(false);
+    expect(config.migrationsRun).toBe(true);
+    expect(config.dataDir).toMatch(/\/data$/);
+  });
+
+  it('listens on every interface by default in production', () => {
+    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }).host).toBe('0.0.0.0');
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ NODE_ENV: 'staging' }, 'NODE_ENV'],
+    [{ NODE_ENV: 'production' }, 'JWT_SECRET'],
+    [{ JWT_SECRET: 'short' }, 'JWT_SECRET'],
+    [{ DATABASE_URL: 'mysql://u:p@h/db' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
+    [{ REDIS_URL: 'http://localhost:6379' }, 'REDIS_URL'],
+    [{ RATE_LIMIT_SCALE: '0' }, 'RATE_LIMIT_SCALE'],
+    [{ RATE_LIMIT_SCALE: '-2' }, 'RATE_LIMIT_SCALE'],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: 'loadbalancer' }, 'TRUST_PROXY'],
+    [{ MIGRATIONS_RUN: 'maybe' }, 'MIGRATIONS_RUN'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ HOST: 'example.com' }, 'HOST'],
+    [{ ARGON2_MEMORY_KIB: '8' }, 'ARGON2_MEMORY_KIB'],
+  ])('refuses %p naming %s in one line', (env, key) => {
+    const error = errorOf(env as Record<string, string>);
+    expect(error.key).toBe(key);
+    expect(error.message.startsWith(key)).toBe(true);
+    expect(error.message).not.toContain('\n');
+  });
+
+  it('never echoes a connection URL, which carries a password', () => {
+    const error = errorOf({ DATABASE_URL: 'mysql://admin:sup3r-secret@db/prod' });
+    expect(error.message).not.toContain('sup3r-secret');
+  });
+
+  it('reads TRUST_PROXY as a hop count or a list of addresses', () => {
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.1,::1' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '192.168.1.1',
+      '::1',
+    ]);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+  });
+
+  it('takes PostgreSQL and Redis URLs as given', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://u@h:5432/db', REDIS_URL: 'redis://127.0.0.1:6379' });
+    expect(config.usesEmbeddedDatabase).toBe(false);
+    expect(config.databaseUrl).toBe('postgres://u@h:5432/db');
+    expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
+  });
+
+  it('treats an empty value as unset', () => {
+    expect(loadConfig({ DATABASE_URL: '', PORT: ' ' }).usesEmbeddedDatabase).toBe(true);
+  });
+});
