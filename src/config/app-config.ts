@@ -24,7 +24,16 @@ export class AppConfig {
   /** `undefined`: the embedded PostgreSQL (PGlite) under `dataDir`. */
   readonly databaseUrl?: string;
   readonly dataDir!: string;
+  /** How long a request waits for a new PostgreSQL connection before it is answered 503. */
   readonly databaseConnectTimeoutMs!: number;
+  /**
+   * How long one statement may go unanswered before the request is answered 503 and its connection closed
+   * (on the embedded database: how long a request waits for the single session). This, not TCP keepalive or
+   * `statement_timeout`, is what bounds a request on a pooled connection whose server or network went silent:
+   * the server cannot enforce a limit it never hears about, and keepalive probes take minutes. So it is kept
+   * short enough for a 503 within 2 s (well above any statement of this service under load); raise it for a
+   * `migration:run` whose migration rewrites a large table.
+   */
   readonly databaseQueryTimeoutMs!: number;
   readonly databasePoolSize!: number;
   /** `undefined`: counters and revocation notices live in process memory. */
@@ -179,7 +188,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     databaseUrl: url(env, 'DATABASE_URL', ['postgres://', 'postgresql://']),
     dataDir: resolve(read(env, 'DATA_DIR') ?? './data'),
     databaseConnectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 1500, 100, 60_000),
-    databaseQueryTimeoutMs: integer(env, 'DATABASE_QUERY_TIMEOUT_MS', 5000, 100, 600_000),
+    databaseQueryTimeoutMs: integer(env, 'DATABASE_QUERY_TIMEOUT_MS', 1500, 100, 600_000),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 500),
     redisUrl: url(env, 'REDIS_URL', ['redis://', 'rediss://']),
     jwtSecret,

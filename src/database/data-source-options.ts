@@ -1,5 +1,6 @@
 import type { DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
+import { DiscardOnTimeoutClient } from './discard-on-timeout-client';
 import { createEmbeddedPgDriver } from './embedded/embedded-pg-driver';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
@@ -38,6 +39,7 @@ export function buildDataSourceOptions(config: AppConfig): DataSourceOptions {
     extra: {
       // A server that stops answering must fail the request, not hang it.
       query_timeout: config.databaseQueryTimeoutMs,
+      Client: DiscardOnTimeoutClient,
       keepAlive: true,
       idleTimeoutMillis: 30_000,
     },

@@ -21,6 +21,8 @@ const UNAVAILABLE_MESSAGES = [
   /connection terminated/i,
   /query read timeout/i,
   /Client has encountered a connection error/i,
+  // A connection closed after its query timed out, asked again by the code that still holds it.
+  /Client was closed and is not queryable/i,
   /Connection terminated due to connection timeout/i,
   /waiting for the embedded database/i,
 ];

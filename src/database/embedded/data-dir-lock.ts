@@ -22,6 +22,12 @@ function isAlive(pid: number): boolean {
 }
 
 /**
+ * The lock files this process holds. A file naming this process's pid that is not in here was left by an earlier
+ * process that had the same pid, as a restarted container's entrypoint usually does.
+ */
+const heldByThisProcess = new Set<string>();
+
+/**
  * An exclusive, pid-stamped lock file beside the embedded database. PGlite has no lock of its own, and two
  * processes writing one data folder corrupt it. A lock left by a process that died is taken over.
  */
@@ -36,11 +42,14 @@ export class DataDirLock {
         const fd = openSync(path, 'wx', 0o600);
         writeSync(fd, String(process.pid));
         closeSync(fd);
+        heldByThisProcess.add(path);
         return new DataDirLock(path);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
         const holder = Number.parseInt(readFileSync(path, 'utf8'), 10);
-        if (Number.isInteger(holder) && isAlive(holder)) throw new DataDirInUseError(dataDir, holder);
+        const inUse =
+          Number.isInteger(holder) && (holder === process.pid ? heldByThisProcess.has(path) : isAlive(holder));
+        if (inUse) throw new DataDirInUseError(dataDir, holder);
         rmSync(path, { force: true });
       }
     }
@@ -48,6 +57,7 @@ export class DataDirLock {
   }
 
   release(): void {
+    heldByThisProcess.delete(this.path);
     rmSync(this.path, { force: true });
   }
 }

@@ -1,0 +1,263 @@
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { DataSource } from 'typeorm';
+import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
+import { ProbeModule } from './support/probe.module';
+import { startTestApp, type TestApp } from './support/test-app';
+
+type ProxyMode = 'forward' | 'refuse' | 'blackhole';
+
+interface Link {
+  client: Socket;
+  upstream?: Socket;
+  flowing: boolean;
+}
+
+/**
+ * A TCP proxy in front of the real PostgreSQL that can play the server going away (`refuse`: every socket
+ * reset, the port closed) or the network swallowing everything (`blackhole`: connections accepted, no byte
+ * forwarded either way, open ones stalled until the mode changes back).
+ */
+class PostgresProxy {
+  private readonly server: Server;
+  private readonly links = new Set<Link>();
+  private mode: ProxyMode = 'forward';
+  port = 0;
+
+  constructor(
+    private readonly targetHost: string,
+    private readonly targetPort: number,
+  ) {
+    this.server = createServer((client) => this.accept(client));
+  }
+
+  async start(): Promise<void> {
+    await this.listen(0);
+    this.port = (this.server.address() as { port: number }).port;
+  }
+
+  async setMode(mode: ProxyMode): Promise<void> {
+    this.mode = mode;
+    if (mode === 'refuse') {
+      for (const link of this.links) this.drop(link);
+      await this.stopListening();
+      return;
+    }
+    if (!this.server.listening) await this.listen(this.port);
+    for (const link of this.links) {
+      if (mode === 'blackhole') this.stall(link);
+      else if (!link.upstream) this.dial(link);
+      else if (!link.flowing) this.pipe(link);
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const link of this.links) this.drop(link);
+    await this.stopListening();
+  }
+
+  private accept(client: Socket): void {
+    client.on('error', () => undefined);
+    if (this.mode === 'refuse') {
+      client.resetAndDestroy();
+      return;
+    }
+    const link: Link = { client, flowing: false };
+    this.links.add(link);
+    client.on('close', () => {
+      link.upstream?.destroy();
+      this.links.delete(link);
+    });
+    // In blackhole mode the connection is accepted and then left alone: its bytes wait in the socket.
+    if (this.mode === 'forward') this.dial(link);
+    else client.pause();
+  }
+
+  private dial(link: Link): void {
+    const upstream = connect(this.targetPort, this.targetHost);
+    link.upstream = upstream;
+    upstream.on('error', () => undefined);
+    upstream.on('close', () => link.client.destroy());
+    this.pipe(link);
+  }
+
+  private pipe(link: Link): void {
+    link.flowing = true;
+    link.client.pipe(link.upstream!);
+    link.upstream!.pipe(link.client);
+  }
+
+  private stall(link: Link): void {
+    link.flowing = false;
+    link.client.unpipe();
+    link.upstream?.unpipe();
+    link.client.pause();
+    link.upstream?.pause();
+  }
+
+  private drop(link: Link): void {
+    if (!link.client.destroyed) link.client.resetAndDestroy();
+    if (link.upstream && !link.upstream.destroyed) link.upstream.resetAndDestroy();
+    this.links.delete(link);
+  }
+
+  private listen(port: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, '127.0.0.1', () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+  }
+
+  private stopListening(): Promise<void> {
+    if (!this.server.listening) return Promise.resolve();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+const REQUEST_LIMIT_MS = 5000;
+const OUTAGE_ANSWER_MS = 2000;
+
+async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = performance.now();
+  const value = await work();
+  return { value, ms: performance.now() - started };
+}
+
+/** Repeats `attempt` until `done` holds or `limitMs` has passed; returns the last answer either way. */
+async function pollUntil<T>(attempt: () => Promise<T>, done: (value: T) => boolean, limitMs: number): Promise<T> {
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    const value = await attempt();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('database outage (PostgreSQL behind a proxy)', () => {
+  let proxy: PostgresProxy;
+  let database: ProvisionedDatabase;
+  let t: TestApp | undefined;
+
+  const companies = () => t!.http().get('/v1/probe/companies').timeout(REQUEST_LIMIT_MS);
+  const health = () => t!.http().get('/health').timeout(REQUEST_LIMIT_MS);
+
+  const expectUnavailable = async () => {
+    const { value: res, ms } = await timed(() => companies());
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ error: ['error_service_unavailable'], message: expect.any(String) });
+    expect(ms).toBeLessThan(OUTAGE_ANSWER_MS);
+    // An outage is expected weather, not a bug: one warning for the request, never an 'unhandled error'.
+    const logged = t!.logs.records.filter((r) => r.reqId === res.headers['x-request-id'] && r.level !== 'info');
+    expect(logged).toEqual([expect.objectContaining({ level: 'warn', msg: 'database unavailable' })]);
+  };
+
+  const expectRecovered = async () => {
+    const res = await pollUntil(companies, (r) => r.status === 200, 5000);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ count: expect.any(Number) });
+    const ready = await pollUntil(health, (r) => r.status === 200, 5000);
+    expect(ready.status).toBe(200);
+    expect(ready.body.status).toBe('ok');
+  };
+
+  beforeAll(async () => {
+    const real = await provisionDatabase('postgres');
+    const target = new URL(real.url!);
+    proxy = new PostgresProxy(target.hostname, Number(target.port || 5432));
+    await proxy.start();
+    const proxied = new URL(real.url!);
+    proxied.port = String(proxy.port);
+    database = { ...real, url: proxied.toString(), env: { ...real.env, DATABASE_URL: proxied.toString() } };
+    t = await startTestApp({ database, extraModules: [ProbeModule] });
+  });
+
+  afterAll(async () => {
+    try {
+      await t?.close();
+    } finally {
+      await proxy?.close();
+      await database?.drop();
+    }
+  });
+
+  afterEach(() => proxy?.setMode('forward'));
+
+  it('reads through the proxy while it forwards', async () => {
+    await companies().expect(200, { count: 0 });
+    const res = await health().expect(200);
+    expect(res.body.status).toBe('ok');
+  });
+
+  it('answers 503 quickly, every time, when the server goes away, and recovers when it returns', async () => {
+    await companies().expect(200);
+    await proxy.setMode('refuse');
+
+    for (let i = 0; i < 4; i++) await expectUnavailable();
+    const { value: down, ms } = await timed(() => health());
+    expect(down.status).toBe(503);
+    expect(down.body).toMatchObject({ status: 'error', error: { database: { status: 'down' } } });
+    expect(ms).toBeLessThan(OUTAGE_ANSWER_MS);
+
+    await proxy.setMode('forward');
+    await expectRecovered();
+  });
+
+  it('answers 503 within the budget when the network swallows everything, and recovers', async () => {
+    // Leave an idle connection in the pool, so the first request below stalls on it rather than on connect.
+    await companies().expect(200);
+    await proxy.setMode('blackhole');
+
+    for (let i = 0; i < 3; i++) await expectUnavailable();
+    const { value: down, ms } = await timed(() => health());
+    expect(down.status).toBe(503);
+    expect(down.body.status).toBe('error');
+    expect(ms).toBeLessThan(OUTAGE_ANSWER_MS);
+
+    await proxy.setMode('forward');
+    await expectRecovered();
+  });
+
+  it('answers concurrent requests during a stall without any of them hanging', async () => {
+    await Promise.all([companies().expect(200), companies().expect(200), companies().expect(200)]);
+    await proxy.setMode('blackhole');
+    const answers = await timed(() => Promise.all(Array.from({ length: 8 }, () => companies())));
+    expect(answers.value.map((res) => res.status)).toEqual(Array(8).fill(503));
+    expect(answers.ms).toBeLessThan(OUTAGE_ANSWER_MS);
+    await proxy.setMode('forward');
+    await expectRecovered();
+  });
+
+  it('never commits a transaction that failed in a stall once the network comes back', async () => {
+    const dataSource = t!.app.get(DataSource);
+    await dataSource.query('DELETE FROM company');
+    const attempt = dataSource.transaction(async (manager) => {
+      await manager.query(`INSERT INTO company (name) VALUES ('before the stall')`);
+      await proxy.setMode('blackhole');
+      await manager.query(`INSERT INTO company (name) VALUES ('during the stall')`);
+    });
+    await expect(attempt).rejects.toThrow(/Query read timeout/);
+    await proxy.setMode('forward');
+
+    // Later work on the same pool must not pick up, and commit, what the failed transaction left behind.
+    await pollUntil(
+      () => dataSource.transaction((manager) => manager.query(`INSERT INTO company (name) VALUES ('later')`)).then(
+        () => true,
+        () => false,
+      ),
+      (ok) => ok,
+      5000,
+    );
+    const names = (await dataSource.query('SELECT name FROM company ORDER BY id')) as Array<{ name: string }>;
+    expect(names.map((row) => row.name)).toEqual(['later']);
+  });
+
+  it('logged nothing above a warning through all of the above', () => {
+    const records = t!.logs.records;
+    expect(records.filter((r) => r.msg === 'database unavailable').length).toBeGreaterThanOrEqual(7);
+    expect(records.filter((r) => r.msg === 'unhandled error' || r.level === 'error' || r.level === 'fatal')).toEqual(
+      [],
+    );
+  });
+});
