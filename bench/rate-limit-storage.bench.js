@@ -1,0 +1,72 @@
+/**
+ * Micro-benchmark of the rate-limit storages. Runs the compiled code, so build first:
+ *   npm run build && node bench/rate-limit-storage.bench.js
+ * REDIS_URL (default redis://127.0.0.1:6379) picks the server; its keys go under a unique prefix, removed at the end.
+ * BENCH_DIST points at another build output (e.g. `tsc -p tsconfig.build.json --outDir /tmp/out`), default ./dist.
+ */
+'use strict';
+const { randomBytes } = require('node:crypto');
+const Redis = require('ioredis');
+
+const { resolve } = require('node:path');
+
+const distRoot = resolve(__dirname, '..', process.env.BENCH_DIST || 'dist');
+const dist = (path) => require(`${distRoot}/src/${path}`);
+const { SystemClock } = dist('common/clock/clock');
+const { redisOptions } = dist('redis/redis.module');
+const { MemoryRateLimitStorage } = dist('rate-limit/storage/memory-rate-limit.storage');
+const { RedisRateLimitStorage } = dist('rate-limit/storage/redis-rate-limit.storage');
+const { ResilientRateLimitStorage } = dist('rate-limit/storage/resilient-rate-limit.storage');
+const { benchmarkStorage, measureHeapForDistinctKeys } = dist('rate-limit/storage/rate-limit-storage.benchmark');
+
+const silent = { warn: () => undefined, info: () => undefined };
+const row = (label, result) =>
+  console.log(`${label.padEnd(44)} ${String(result.checksPerSecond).padStart(10)} checks/s  (${result.calls} in ${result.ms.toFixed(0)} ms)`);
+
+// First, while the heap holds nothing else; in a function so the full storage is garbage before the timings.
+async function heapAfterDistinctKeys() {
+  const capped = new MemoryRateLimitStorage(new SystemClock());
+  const heap = await measureHeapForDistinctKeys(capped, 1_000_000);
+  console.log(
+    `memory, 1 000 000 distinct keys, cap ${capped.maxEntries}: ${capped.size} counters held, ` +
+      `heap used ${heap.heapUsedMb} MB (+${heap.heapGrowthMb} MB)${heap.exactGc ? '' : ' (no gc: includes garbage)'}`,
+  );
+}
+
+async function main() {
+  await heapAfterDistinctKeys();
+
+  const memory = () => new MemoryRateLimitStorage(new SystemClock());
+  await benchmarkStorage(memory(), 500_000); // warm-up: let the JIT settle before timing
+  row('memory, 1 000 hot keys', await benchmarkStorage(memory(), 3_000_000, { keys: 1000 }));
+  row('memory, 1 000 000 distinct keys (no eviction)', await benchmarkStorage(memory(), 1_000_000, { keys: 1_000_000 }));
+  const full = new MemoryRateLimitStorage(new SystemClock(), { maxEntries: 100_000 });
+  await benchmarkStorage(full, 100_000, { keys: 100_000 });
+  row('memory, distinct keys, cap full (evicting)', await benchmarkStorage(full, 1_000_000, { keys: 1_000_000 }));
+
+  const redis = new Redis(process.env.REDIS_URL || 'redis://127.0.0.1:6379', { ...redisOptions(), lazyConnect: true });
+  redis.on('error', () => undefined);
+  await redis.connect();
+  const prefix = `rl-bench:${randomBytes(4).toString('hex')}:`;
+  try {
+    const shared = new RedisRateLimitStorage(redis, { keyPrefix: prefix, timeoutMs: 1000 });
+    await benchmarkStorage(shared, 5_000);
+    row('redis, 1 in flight', await benchmarkStorage(shared, 20_000, { keys: 1000 }));
+    row('redis, 64 in flight', await benchmarkStorage(shared, 200_000, { keys: 1000, concurrency: 64 }));
+    const resilient = new ResilientRateLimitStorage(shared, memory(), silent);
+    row('resilient(redis), 64 in flight', await benchmarkStorage(resilient, 200_000, { keys: 1000, concurrency: 64 }));
+  } finally {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      if (keys.length > 0) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+    await redis.quit();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});

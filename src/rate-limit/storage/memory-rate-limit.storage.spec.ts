@@ -1,0 +1,131 @@
+import { ManualClock } from '../../common/clock/manual-clock';
+import { DEFAULT_MAX_ENTRIES, MemoryRateLimitStorage } from './memory-rate-limit.storage';
+import { describeRateLimitStorage } from './rate-limit-storage.contract';
+import { benchmarkKey, measureHeapForDistinctKeys } from './rate-limit-storage.benchmark';
+
+describeRateLimitStorage('memory', () => {
+  const clock = new ManualClock('2025-01-01T00:00:00Z');
+  return {
+    storage: new MemoryRateLimitStorage(clock),
+    ttlMs: 3000,
+    slackMs: 1,
+    advance: async (ms) => clock.advance(ms),
+  };
+});
+
+describe('MemoryRateLimitStorage', () => {
+  let clock: ManualClock;
+
+  beforeEach(() => {
+    clock = new ManualClock('2025-01-01T00:00:00Z');
+  });
+
+  it('holds its cap under 1 000 000 distinct keys, within 200 MB of heap', async () => {
+    const storage = new MemoryRateLimitStorage(clock);
+    const heap = await measureHeapForDistinctKeys(storage, 1_000_000);
+    console.log(
+      `memory storage after 1 000 000 distinct keys (cap ${DEFAULT_MAX_ENTRIES}): ${storage.size} counters, ` +
+        `heap used ${heap.heapUsedMb} MB (+${heap.heapGrowthMb} MB), exact gc: ${heap.exactGc}`,
+    );
+    expect(storage.size).toBe(DEFAULT_MAX_ENTRIES);
+    expect(storage.evictions).toBe(1_000_000 - DEFAULT_MAX_ENTRIES);
+    expect(heap.exactGc ? heap.heapUsedMb : heap.heapGrowthMb).toBeLessThan(200);
+  }, 30_000);
+
+  it('sweeps expired counters as calls come, with no timer', async () => {
+    const setTimeoutSpy = jest.spyOn(global, 'setTimeout');
+    const setIntervalSpy = jest.spyOn(global, 'setInterval');
+    const setImmediateSpy = jest.spyOn(global, 'setImmediate');
+    try {
+      const storage = new MemoryRateLimitStorage(clock);
+      for (let i = 0; i < 10_000; i++) await storage.increment(benchmarkKey(i), 3000, 10, 0, 'default');
+      expect(storage.size).toBe(10_000);
+
+      clock.advance(3000);
+      // One lap of the sweep hand is size / 2 calls; allow two.
+      for (let i = 0; i < 10_000; i++) await storage.increment('busy', 3000, 1e9, 0, 'default');
+      expect(storage.size).toBe(1);
+      expect(storage.evictions).toBe(0);
+      expect(setTimeoutSpy).not.toHaveBeenCalled();
+      expect(setIntervalSpy).not.toHaveBeenCalled();
+      expect(setImmediateSpy).not.toHaveBeenCalled();
+    } finally {
+      setTimeoutSpy.mockRestore();
+      setIntervalSpy.mockRestore();
+      setImmediateSpy.mockRestore();
+    }
+  });
+
+  it('keeps a counter while its block lasts, even after its window', async () => {
+    const storage = new MemoryRateLimitStorage(clock);
+    await storage.increment('locked', 1000, 0, 60_000, 'default');
+    for (let i = 0; i < 1000; i++) await storage.increment(benchmarkKey(i), 1000, 10, 0, 'default');
+    clock.advance(5000);
+    for (let i = 0; i < 2000; i++) await storage.increment('busy', 1000, 1e9, 0, 'default');
+    expect(storage.size).toBe(2);
+    expect((await storage.peek('locked', 1000, 0)).isBlocked).toBe(true);
+  });
+
+  it('under a key flood, evicts one-hit keys before busy and blocked counters', async () => {
+    const storage = new MemoryRateLimitStorage(clock, { maxEntries: 1000 });
+    const hot = Array.from({ length: 50 }, (_, i) => `hot-${i}`);
+    await storage.increment('locked', 60_000, 0, 60_000, 'default');
+    // A client that has come back once is "busy"; a key seen once is what a flood is made of.
+    let hotHits = 2;
+    for (const key of hot) {
+      await storage.increment(key, 60_000, 1e9, 0, 'default');
+      await storage.increment(key, 60_000, 1e9, 0, 'default');
+    }
+    for (let i = 0; i < 200_000; i++) {
+      await storage.increment(`flood-${i}`, 60_000, 10, 0, 'default');
+      if (i % 100 === 0) {
+        hotHits++;
+        for (const key of hot) await storage.increment(key, 60_000, 1e9, 0, 'default');
+      }
+    }
+    expect(storage.size).toBe(1000);
+    for (const key of hot) expect((await storage.peek(key, 60_000, 1e9)).totalHits).toBe(hotHits);
+    expect((await storage.peek('locked', 60_000, 0)).isBlocked).toBe(true);
+  });
+
+  it('does not extend a block while a blocked key keeps hitting, and blocks again on a new crossing', async () => {
+    const storage = new MemoryRateLimitStorage(clock);
+    await storage.increment('k', 10_000, 1, 4000, 'default');
+    expect(await storage.increment('k', 10_000, 1, 4000, 'default')).toMatchObject({ timeToBlockExpire: 10 });
+    clock.advance(3000);
+    await storage.increment('k', 10_000, 1, 4000, 'default');
+    // Over the limit until the window ends at 10 s, however the 4 s block went.
+    expect(await storage.peek('k', 10_000, 1)).toMatchObject({ totalHits: 3, isBlocked: true, timeToBlockExpire: 7 });
+    clock.advance(7000);
+    expect(await storage.peek('k', 10_000, 1)).toMatchObject({ totalHits: 0, isBlocked: false });
+  });
+
+  it('locks an e-mail out for 15 minutes from its 10th failure (limit 9, block 15 min)', async () => {
+    const storage = new MemoryRateLimitStorage(clock);
+    const fifteenMinutes = 15 * 60_000;
+    const fail = () => storage.increment('login|someone@example.com', fifteenMinutes, 9, fifteenMinutes, 'login');
+    for (let i = 0; i < 9; i++) {
+      await fail();
+      clock.advance(60_000);
+    }
+    expect((await storage.peek('login|someone@example.com', fifteenMinutes, 9)).isBlocked).toBe(false);
+    expect(await fail()).toMatchObject({ isBlocked: true, timeToBlockExpire: 900 });
+    // The window began 9 minutes ago and ends in 6; the lockout still runs its full 15 minutes.
+    clock.advance(14 * 60_000);
+    expect((await storage.peek('login|someone@example.com', fifteenMinutes, 9)).isBlocked).toBe(true);
+    clock.advance(60_000);
+    expect((await storage.peek('login|someone@example.com', fifteenMinutes, 9)).isBlocked).toBe(false);
+  });
+
+  it('answers a fractional window in whole seconds, rounded up', async () => {
+    const storage = new MemoryRateLimitStorage(clock);
+    expect(await storage.increment('k', 2500, 0, 0, 'default')).toEqual({
+      totalHits: 1,
+      timeToExpire: 3,
+      isBlocked: true,
+      timeToBlockExpire: 3,
+    });
+    clock.advance(2400);
+    expect(await storage.peek('k', 2500, 0)).toMatchObject({ timeToExpire: 1, timeToBlockExpire: 1 });
+  });
+});
