@@ -29,7 +29,8 @@ describe('MemoryRateLimitStorage', () => {
     );
     expect(storage.size).toBe(DEFAULT_MAX_ENTRIES);
     expect(storage.evictions).toBe(1_000_000 - DEFAULT_MAX_ENTRIES);
-    expect(heap.exactGc ? heap.heapUsedMb : heap.heapGrowthMb).toBeLessThan(200);
+    // The growth, not the whole heap: a jest worker also holds whatever earlier test files in it loaded.
+    expect(heap.heapGrowthMb).toBeLessThan(200);
   }, 30_000);
 
   it('sweeps expired counters as calls come, with no timer', async () => {
