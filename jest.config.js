@@ -19,10 +19,12 @@ const common = {
   transform,
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY_DEPENDENCIES.join('|')})/)`],
 };
-const e2e = { ...common, rootDir: '.', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'], testTimeout: 60_000 };
+const e2e = { ...common, rootDir: '.', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] };
 
 module.exports = {
   maxWorkers: 2,
+  // Per-test, not per-project: jest reads it only here. End-to-end tests start an app and a database.
+  testTimeout: 60_000,
   projects: [
     { ...common, displayName: 'unit', rootDir: '.', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
     {
@@ -30,6 +32,7 @@ module.exports = {
       displayName: 'e2e-embedded',
       setupFiles: ['<rootDir>/test/support/use-embedded.ts'],
       globalSetup: '<rootDir>/test/support/embedded-global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/embedded-global-teardown.ts',
       testPathIgnorePatterns: ['/node_modules/', '\\.postgres-only\\.'],
     },
     {

@@ -1,5 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { ApiKeysModule } from './api-keys/api-keys.module';
+import { AuthGuard } from './auth/auth.guard';
+import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { createValidationPipe } from './common/http/validation.pipe';
 import type { AppLogger } from './common/logging/logger';
@@ -9,7 +12,11 @@ import { CoreModule } from './core.module';
 import { EmployeeModule } from './employee/employee.module';
 import { HealthModule } from './health/health.module';
 import { MembershipModule } from './membership/membership.module';
+import { RateLimitStorageModule } from './rate-limit/rate-limit-storage.module';
+import { RateLimitGuard } from './rate-limit/rate-limit.guard';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { SeedModule } from './seed/seed.module';
+import { UsersModule } from './users/users.module';
 
 @Module({})
 export class AppModule {
@@ -23,10 +30,18 @@ export class AppModule {
         EmployeeModule,
         MembershipModule,
         SeedModule,
+        RateLimitStorageModule,
+        AuthModule,
+        RateLimitModule,
+        UsersModule,
+        ApiKeysModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },
+        // Order matters: the rate limit counts every request, those that then fail authentication included.
+        { provide: APP_GUARD, useExisting: RateLimitGuard },
+        { provide: APP_GUARD, useExisting: AuthGuard },
       ],
     };
   }

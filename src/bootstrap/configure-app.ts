@@ -1,8 +1,8 @@
 import { VersioningType } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { AppLogger } from '../common/logging/logger';
 import { loggableUrl } from '../common/logging/logger';
+import { setUpOpenApi } from './openapi';
 
 /**
  * Everything about the HTTP surface that is not a module: versioned paths, accepted body types, the request
@@ -36,24 +36,4 @@ export function configureApp(app: NestFastifyApplication, logger: AppLogger): vo
   });
 
   setUpOpenApi(app);
-}
-
-function setUpOpenApi(app: NestFastifyApplication): void {
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Staff auth and rate limit API')
-      .setDescription(
-        'Company-bound staff login tokens and per-client rate limits. Protected routes take the raw credential ' +
-          '(a JWT, or an API key `key:secret`) in the `Authorization` header, with no `Bearer` prefix.',
-      )
-      .setVersion('1')
-      .addApiKey({ type: 'apiKey', in: 'header', name: 'Authorization' }, 'Authorization')
-      .build(),
-  );
-  SwaggerModule.setup('docs', app, document, {
-    jsonDocumentUrl: 'docs/openapi.json',
-    yamlDocumentUrl: 'docs/openapi.yaml',
-    customSiteTitle: 'Staff auth API',
-  });
 }

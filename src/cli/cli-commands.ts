@@ -1,4 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
+import { CredentialService } from '../auth/credentials/credential.service';
+import { SessionService } from '../auth/sessions/session.service';
 import { CompanyService } from '../company/company.service';
 import { EmployeeService } from '../employee/employee.service';
 import { MembershipService } from '../membership/membership.service';
@@ -16,6 +18,8 @@ export interface FlagSpec {
 
 export interface CliCommand {
   flags: FlagSpec;
+  /** Checks the flags before the database is opened, so a typo is reported as a typo. */
+  check?(flags: Record<string, string>): void;
   run(app: INestApplicationContext, flags: Record<string, string>): Promise<unknown>;
 }
 
@@ -38,9 +42,12 @@ function grantsFlag(value: string) {
 export const CLI_COMMANDS: Record<string, CliCommand> = {
   'company:create': {
     flags: { required: ['name'] },
-    async run(app, flags) {
+    check(flags) {
       const name = flags.name.trim();
       if (name === '' || name.length > 200) throw new UsageError('--name must be 1 to 200 characters');
+    },
+    async run(app, flags) {
+      const name = flags.name.trim();
       const company = await app.get(CompanyService).create(name);
       return { id: company.id, name: company.name };
     },
@@ -56,6 +63,10 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
   },
   'membership:add': {
     flags: { required: ['email', 'company', 'permissions'] },
+    check(flags) {
+      positiveInteger('company', flags.company);
+      grantsFlag(flags.permissions);
+    },
     async run(app, flags) {
       const companyId = positiveInteger('company', flags.company);
       const permissions = grantsFlag(flags.permissions);
@@ -65,6 +76,19 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
         company_id: membership.companyId,
         permissions: membership.permissions,
       };
+    },
+  },
+  'session:revoke': {
+    flags: { required: ['id'] },
+    check(flags) {
+      if (!CredentialService.isUuid(flags.id.trim().toLowerCase())) {
+        throw new UsageError(`--id must be a session id (a UUID), got "${flags.id}"`);
+      }
+    },
+    async run(app, flags) {
+      const id = flags.id.trim().toLowerCase();
+      if (!(await app.get(SessionService).revokeById(id))) throw new UsageError(`no session has the id ${id}`);
+      return { id, revoked: true };
     },
   },
 };

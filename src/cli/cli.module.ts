@@ -1,17 +1,26 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { AppLogger } from '../common/logging/logger';
 import type { AppConfig } from '../config/app-config';
+import { AuthModule } from '../auth/auth.module';
 import { CompanyModule } from '../company/company.module';
 import { CoreModule } from '../core.module';
 import { EmployeeModule } from '../employee/employee.module';
 import { MembershipModule } from '../membership/membership.module';
+import { RateLimitStorageModule } from '../rate-limit/rate-limit-storage.module';
 
 @Module({})
 export class CliModule {
   static forRoot(config: AppConfig, logger: AppLogger): DynamicModule {
     return {
       module: CliModule,
-      imports: [CoreModule.forRoot(config, logger), CompanyModule, EmployeeModule, MembershipModule],
+      imports: [
+        CoreModule.forRoot(config, logger),
+        CompanyModule,
+        EmployeeModule,
+        MembershipModule,
+        RateLimitStorageModule,
+        AuthModule,
+      ],
     };
   }
 }

@@ -35,10 +35,16 @@ function parseCommandLine(argv: string[]): { name: string; flags: Record<string,
       allowPositionals: false,
     }) as { values: Record<string, string | undefined> });
   } catch (error) {
-    throw new UsageError(`${name}: ${(error as Error).message.split('\n')[0]}`);
+    // parseArgs quotes a stray argument, and that may be the rest of an unquoted password with a space in it.
+    const reason =
+      (error as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL'
+        ? 'unexpected argument; every value follows its --flag (quote a value that contains spaces)'
+        : (error as Error).message.split('\n')[0];
+    throw new UsageError(`${name}: ${reason}`);
   }
   const missing = command.flags.required.filter((flag) => values[flag] === undefined);
   if (missing.length > 0) throw new UsageError(`${name}: missing ${missing.map((flag) => `--${flag}`).join(', ')}`);
+  command.check?.(values as Record<string, string>);
   return { name, flags: values as Record<string, string> };
 }
 
@@ -74,14 +80,17 @@ async function main(): Promise<number> {
 
   let app;
   try {
+    // Silent while booting: Nest and TypeORM would report a failed start with log lines of their own, and the
+    // operator gets exactly one line, written below.
     app = await NestFactory.createApplicationContext(CliModule.forRoot(config, logger), {
-      logger: new NestLogger(logger),
+      logger: false,
       abortOnError: false,
     });
   } catch (error) {
     process.stderr.write(`error: cannot open the database: ${describe(error)}\n`);
     return 1;
   }
+  app.useLogger(new NestLogger(logger));
   try {
     const result = await CLI_COMMANDS[parsed.name].run(app, parsed.flags);
     process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -38,8 +38,12 @@ export class AppConfig {
   readonly databasePoolSize!: number;
   /** `undefined`: counters and revocation notices live in process memory. */
   readonly redisUrl?: string;
+  /** Prefix of every Redis key and channel, so several deployments (or test runs) can share one Redis. */
+  readonly redisKeyPrefix!: string;
   /** `undefined` outside production: a secret is generated once and kept under `dataDir`. */
   readonly jwtSecret?: string;
+  /** Secrets that signed tokens still in circulation: verified, never used to sign. */
+  readonly jwtPreviousSecrets!: string[];
   readonly rateLimitScale!: number;
   readonly trustProxy!: TrustProxy;
   readonly migrationsRun!: boolean;
@@ -152,6 +156,15 @@ function trustProxy(env: Env): TrustProxy {
   return entries;
 }
 
+function redisKeyPrefix(env: Env): string {
+  const raw = read(env, 'REDIS_KEY_PREFIX') ?? 'staff-auth:';
+  // Braces would change the Redis Cluster hash slot of the rate-limit keys.
+  if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(raw)) {
+    throw new ConfigError('REDIS_KEY_PREFIX', `must be 1 to 64 letters, digits or ":_.-", got "${raw}"`);
+  }
+  return raw;
+}
+
 function positiveNumber(env: Env, key: string, fallback: number): number {
   const raw = read(env, key);
   if (raw === undefined) return fallback;
@@ -177,6 +190,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
   if (jwtSecret !== undefined && Buffer.byteLength(jwtSecret) < 32) {
     throw new ConfigError('JWT_SECRET', 'must be at least 32 bytes long');
   }
+  const jwtPreviousSecrets = (read(env, 'JWT_PREVIOUS_SECRETS') ?? '')
+    .split(',')
+    .map((secret) => secret.trim())
+    .filter((secret) => secret !== '');
+  if (jwtPreviousSecrets.some((secret) => Buffer.byteLength(secret) < 32)) {
+    throw new ConfigError('JWT_PREVIOUS_SECRETS', 'must list secrets of at least 32 bytes each, comma-separated');
+  }
 
   const host = read(env, 'HOST') ?? (isProduction ? '0.0.0.0' : '127.0.0.1');
   if (isIP(host) === 0 && host !== 'localhost') throw new ConfigError('HOST', `must be an IP address, got "${host}"`);
@@ -191,7 +211,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     databaseQueryTimeoutMs: integer(env, 'DATABASE_QUERY_TIMEOUT_MS', 1500, 100, 600_000),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 500),
     redisUrl: url(env, 'REDIS_URL', ['redis://', 'rediss://']),
+    redisKeyPrefix: redisKeyPrefix(env),
     jwtSecret,
+    jwtPreviousSecrets,
     rateLimitScale: positiveNumber(env, 'RATE_LIMIT_SCALE', 1),
     trustProxy: trustProxy(env),
     migrationsRun: boolean(env, 'MIGRATIONS_RUN') ?? true,

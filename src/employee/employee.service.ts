@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { isEmail } from 'class-validator';
-import { QueryFailedError, Repository } from 'typeorm';
+import { type EntityManager, QueryFailedError, Repository } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
 import { Employee } from './employee.entity';
 import { PasswordHasher } from './password-hasher';
@@ -28,7 +28,9 @@ export class EmployeeService {
     private readonly hasher: PasswordHasher,
   ) {}
 
-  async create(input: NewEmployee): Promise<Employee> {
+  /** Creates the employee, inside the caller's transaction when one is given. */
+  async create(input: NewEmployee, manager?: EntityManager): Promise<Employee> {
+    const repository = manager ? manager.getRepository(Employee) : this.employees;
     const email = normalizeEmail(input.email);
     if (!isEmail(email)) throw ApiError.validation('email must be an e-mail address', [{ field: 'email', message: 'must be an e-mail address' }]);
     if (input.password.length < PASSWORD_MIN_LENGTH || input.password.length > PASSWORD_MAX_LENGTH) {
@@ -38,7 +40,7 @@ export class EmployeeService {
     const name = input.name?.trim() || email.split('@')[0];
     const passwordHash = await this.hasher.hash(input.password);
     try {
-      const saved = await this.employees.save(this.employees.create({ email, name, passwordHash }));
+      const saved = await repository.save(repository.create({ email, name, passwordHash }));
       return { ...saved, passwordHash: undefined } as unknown as Employee;
     } catch (error) {
       if (error instanceof QueryFailedError && (error.driverError as { code?: string })?.code === UNIQUE_VIOLATION) {

@@ -2,6 +2,8 @@ import { Controller, Get, Res, ServiceUnavailableException } from '@nestjs/commo
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
+import { Public } from '../auth/auth.decorator';
+import { NoRateLimit } from '../rate-limit/rate-limit.decorator';
 import { RedisHealthIndicator } from './redis.health';
 
 const CHECK_TIMEOUT_MS = 1000;
@@ -11,6 +13,8 @@ const CHECK_TIMEOUT_MS = 1000;
  * The body is terminus's standard report, which probes and dashboards already understand.
  */
 @ApiTags('health')
+// Probes poll from one address; contract.md keeps health and metrics outside the request rate limit.
+@NoRateLimit()
 @Controller('health')
 export class HealthController {
   constructor(
@@ -20,6 +24,7 @@ export class HealthController {
   ) {}
 
   @Get()
+  @Public()
   @HealthCheck()
   @ApiOperation({ summary: 'Readiness: database and, when configured, Redis' })
   async check(@Res({ passthrough: true }) reply: FastifyReply) {

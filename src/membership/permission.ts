@@ -47,3 +47,17 @@ export function normalizeGrants(list: readonly Grant[]): Grant[] {
   if (list.includes(ALL_PERMISSIONS)) return [ALL_PERMISSIONS];
   return [...new Set(list)].sort();
 }
+
+/** The grants both lists allow, with `*` standing for everything. */
+export function intersectGrants(a: readonly Grant[], b: readonly Grant[]): Grant[] {
+  if (a.includes(ALL_PERMISSIONS)) return normalizeGrants(b);
+  if (b.includes(ALL_PERMISSIONS)) return normalizeGrants(a);
+  const inB = new Set(b);
+  return normalizeGrants(a.filter((grant) => inB.has(grant)));
+}
+
+/** Whether every grant of `wanted` is held in `held`. */
+export function coversAll(held: readonly Grant[], wanted: readonly Grant[]): boolean {
+  if (held.includes(ALL_PERMISSIONS)) return true;
+  return wanted.every((grant) => grant !== ALL_PERMISSIONS && held.includes(grant));
+}

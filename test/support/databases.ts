@@ -30,10 +30,12 @@ export interface ProvisionedDatabase {
 
 export async function provisionDatabase(target: TestDatabase = currentTestDatabase()): Promise<ProvisionedDatabase> {
   const dataDir = mkdtempSync(join(tmpdir(), 'staff-auth-test-'));
+  // Apps on one database share Redis keys and channels; apps on different databases never see each other's.
+  const redisKeyPrefix = `test-${randomBytes(4).toString('hex')}:`;
   if (target === 'embedded') {
     if (existsSync(EMBEDDED_TEMPLATE_DIR)) cpSync(EMBEDDED_TEMPLATE_DIR, join(dataDir, 'db'), { recursive: true });
     return {
-      env: { DATA_DIR: dataDir },
+      env: { DATA_DIR: dataDir, REDIS_KEY_PREFIX: redisKeyPrefix },
       dataDir,
       drop: async () => rmSync(dataDir, { recursive: true, force: true }),
     };
@@ -43,7 +45,7 @@ export async function provisionDatabase(target: TestDatabase = currentTestDataba
   const url = new URL(POSTGRES_ADMIN_URL);
   url.pathname = `/${name}`;
   return {
-    env: { DATABASE_URL: url.toString(), DATA_DIR: dataDir },
+    env: { DATABASE_URL: url.toString(), DATA_DIR: dataDir, REDIS_KEY_PREFIX: redisKeyPrefix },
     url: url.toString(),
     dataDir,
     drop: async () => {

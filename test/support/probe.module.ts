@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Module, Post, Query } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { Public } from '../../src/auth/auth.decorator';
 import { CompanyModule } from '../../src/company/company.module';
 import { CompanyService } from '../../src/company/company.service';
 
@@ -37,6 +38,7 @@ class SlowQuery {
  * Routes that exist only in tests, to drive the app's shared machinery (validation, error filter, database
  * errors, graceful shutdown) before any feature module has routes of its own.
  */
+@Public()
 @Controller({ path: 'probe', version: '1' })
 export class ProbeController {
   constructor(private readonly companies: CompanyService) {}

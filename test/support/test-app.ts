@@ -20,6 +20,8 @@ export const TEST_ENV: Record<string, string> = {
   ARGON2_TIME_COST: '1',
   SEED_DEMO: 'false',
   JWT_SECRET: 'test-secret-that-is-at-least-32-bytes-long!',
+  // Tests send bursts from one IP with a frozen clock; the rate-limit tests set their own scale of 1.
+  RATE_LIMIT_SCALE: '1000',
 };
 
 export interface TestAppOptions {

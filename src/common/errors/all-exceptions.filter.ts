@@ -9,6 +9,7 @@ import { ErrorCode } from './error-codes';
 interface Answer {
   status: number;
   body: unknown;
+  headers?: Record<string, string>;
 }
 
 /** Status → code for exceptions thrown by Nest or a library rather than as an {@link ApiError}. */
@@ -77,11 +78,15 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const reply = http.getResponse<FastifyReply>();
     const answer = this.answer(exception, request);
     if (reply.sent) return;
+    if (answer.headers) reply.headers(answer.headers);
     reply.status(answer.status).header('content-type', 'application/json; charset=utf-8').send(answer.body);
   }
 
   private answer(exception: unknown, request: FastifyRequest): Answer {
-    if (exception instanceof ApiError) return { status: exception.getStatus(), body: exception.getResponse() };
+    if (exception instanceof ApiError) {
+      const body = exception.rawBody ?? exception.getResponse();
+      return { status: exception.getStatus(), body, headers: exception.headers };
+    }
 
     const fastifyCode = (exception as { code?: unknown } | null)?.code;
     if (typeof fastifyCode === 'string' && fastifyCode in FASTIFY_ERRORS) {

@@ -24,8 +24,34 @@ export class ApiError extends HttpException {
     status: HttpStatus,
     message: string,
     readonly details?: FieldError[],
+    /** Response headers that belong to this answer, such as `Retry-After` on a 429. */
+    readonly headers: Record<string, string> = {},
+    /** A body other than the standard one, where the source prescribes it (the general rate limit). */
+    readonly rawBody?: unknown,
   ) {
     super({ error: [code], message, ...(details ? { details } : {}) } satisfies ErrorBody, status);
+  }
+
+  /**
+   * The general request rate limit: 429 with the body `["error_rate_limit_exceed"]`, exactly as the source
+   * gives it, and `Retry-After`.
+   */
+  static requestRateLimited(retryAfterSeconds: number): ApiError {
+    return new ApiError(
+      ErrorCode.RateLimitExceed,
+      HttpStatus.TOO_MANY_REQUESTS,
+      'Request limit for the window exceeded.',
+      undefined,
+      { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+      [ErrorCode.RateLimitExceed],
+    );
+  }
+
+  /** A per-account limit (login attempts, company switches): 429 with the object body and `Retry-After`. */
+  static accountRateLimited(retryAfterSeconds: number, message: string): ApiError {
+    return new ApiError(ErrorCode.RateLimitExceed, HttpStatus.TOO_MANY_REQUESTS, message, undefined, {
+      'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))),
+    });
   }
 
   static validation(message: string, details?: FieldError[]): ApiError {

@@ -1,0 +1,40 @@
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Auth, CurrentPrincipal } from '../auth/auth.decorator';
+import { CredentialService } from '../auth/credentials/credential.service';
+import type { Principal } from '../auth/credentials/principal';
+import { ApiError } from '../common/errors/api-error';
+import { ApiKeysService } from './api-keys.service';
+import { ApiKeyListDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
+
+@ApiTags('apikeys')
+@Controller({ path: 'apikeys', version: '1' })
+export class ApiKeysController {
+  constructor(private readonly apiKeys: ApiKeysService) {}
+
+  @Post()
+  @Auth({ permission: 'apikeys:manage', jwtOnly: true })
+  @ApiOperation({ summary: 'Issue an API key (key:secret) with a subset of your permissions' })
+  @ApiCreatedResponse({ type: CreatedApiKeyDto })
+  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
+    return this.apiKeys.create(principal, body);
+  }
+
+  @Get()
+  @Auth({ permission: 'apikeys:manage' })
+  @ApiOperation({ summary: "The current company's API keys (never their secrets)" })
+  @ApiOkResponse({ type: ApiKeyListDto })
+  async list(@CurrentPrincipal() principal: Principal): Promise<ApiKeyListDto> {
+    return { data: await this.apiKeys.list(principal.companyId) };
+  }
+
+  @Delete(':id')
+  @Auth({ permission: 'apikeys:manage', jwtOnly: true })
+  @HttpCode(HttpStatus.NO_CONTENT)
+  @ApiOperation({ summary: 'Revoke an API key; it answers error_jwt_blacklisted from then on' })
+  @ApiNoContentResponse()
+  async revoke(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
+    if (!CredentialService.isUuid(id)) throw ApiError.notFound('No such API key.');
+    await this.apiKeys.revoke(principal, id);
+  }
+}

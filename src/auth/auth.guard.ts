@@ -1,0 +1,75 @@
+import { CanActivate, ExecutionContext, HttpStatus, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
+import { ApiError } from '../common/errors/api-error';
+import { ErrorCode } from '../common/errors/error-codes';
+import { grants } from '../membership/permission';
+import { AUTH_RULE, type AuthRule } from './auth.decorator';
+import { CredentialService } from './credentials/credential.service';
+import type { CredentialVerdict, Principal } from './credentials/principal';
+
+const REFUSALS: Record<Exclude<CredentialVerdict['status'], 'valid'>, () => ApiError> = {
+  query_not_allowed: () =>
+    new ApiError(
+      ErrorCode.JwtQueryNotAllowed,
+      HttpStatus.UNAUTHORIZED,
+      'Credentials are not accepted in the query string; send them in the Authorization header.',
+    ),
+  missing: () =>
+    new ApiError(ErrorCode.JwtIsRequired, HttpStatus.UNAUTHORIZED, 'This API needs an Authorization header.'),
+  not_found: () =>
+    new ApiError(
+      ErrorCode.JwtHashNotFound,
+      HttpStatus.UNAUTHORIZED,
+      'The credential is not valid. Send the raw token or API key, without a Bearer prefix.',
+    ),
+  blacklisted: () =>
+    new ApiError(
+      ErrorCode.JwtBlacklisted,
+      HttpStatus.BAD_REQUEST,
+      'The credential has been revoked (logout, company switch or revocation).',
+    ),
+  expired: () => new ApiError(ErrorCode.JwtExpired, HttpStatus.BAD_REQUEST, 'The token has expired; refresh it.'),
+};
+
+const permissionDenied = (message: string) =>
+  new ApiError(ErrorCode.PermissionDenied, HttpStatus.FORBIDDEN, message);
+
+/**
+ * The one guard for every route: it reads the route's {@link AuthRule} and refuses what contract.md says to
+ * refuse. A route without a rule is refused too (fail closed); a test makes sure no route ships without one.
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly credentials: CredentialService,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    const rule = this.reflector.getAllAndOverride<AuthRule | undefined>(AUTH_RULE, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    const request = context.switchToHttp().getRequest<FastifyRequest & { principal?: Principal }>();
+    if (!rule) throw permissionDenied('This route declares no access rule.');
+    // The query-string credential is refused everywhere, public routes included, so it never slips by.
+    if (rule.public) {
+      if (CredentialService.hasQueryCredential(request)) throw REFUSALS.query_not_allowed();
+      return true;
+    }
+
+    const verdict = await this.credentials.resolve(request);
+    if (verdict.status !== 'valid') throw REFUSALS[verdict.status]();
+    const { principal } = verdict;
+    if (rule.jwtOnly && principal.kind !== 'jwt') {
+      throw permissionDenied('This operation needs a login token (JWT); API keys cannot call it.');
+    }
+    if (rule.permission && !grants(principal.permissions, rule.permission)) {
+      throw permissionDenied(`This operation needs the permission ${rule.permission}.`);
+    }
+    request.principal = principal;
+    return true;
+  }
+}

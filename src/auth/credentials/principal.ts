@@ -1,0 +1,22 @@
+import type { Grant } from '../../membership/permission';
+
+/** Who a verified credential acts as: one employee in one company, with that membership's permissions. */
+export interface Principal {
+  kind: 'jwt' | 'api_key';
+  employeeId: number;
+  companyId: number;
+  permissions: readonly Grant[];
+  /** The login session of a JWT; `null` for an API key. */
+  sessionId: string | null;
+  /** The JWT's id (`jti`) or the API key's id. */
+  credentialId: string;
+}
+
+/** The outcome of reading a request's credential, decided once per request and shared by every guard. */
+export type CredentialVerdict =
+  | { status: 'valid'; principal: Principal }
+  | { status: 'missing' }
+  | { status: 'query_not_allowed' }
+  | { status: 'not_found' }
+  | { status: 'blacklisted' }
+  | { status: 'expired' };

@@ -1,0 +1,35 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { APP_LOGGER } from '../../common/logging/logging.module';
+import type { AppLogger } from '../../common/logging/logger';
+import type { Principal } from './principal';
+
+/** `last_used_at` is for people reading a session list; minute precision is plenty. */
+const WRITE_INTERVAL_MS = 60_000;
+const MAX_TRACKED = 100_000;
+
+/**
+ * Keeps `last_used_at` of sessions and API keys roughly current without a database write per request: at most
+ * one write per credential per minute, off the request's path.
+ */
+@Injectable()
+export class UsageRecorder {
+  private readonly lastWritten = new Map<string, number>();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(APP_LOGGER) private readonly logger: AppLogger,
+  ) {}
+
+  touch(principal: Principal, nowMs: number): void {
+    const id = principal.sessionId ?? principal.credentialId;
+    const last = this.lastWritten.get(id);
+    if (last !== undefined && nowMs - last < WRITE_INTERVAL_MS) return;
+    if (this.lastWritten.size >= MAX_TRACKED) this.lastWritten.clear();
+    this.lastWritten.set(id, nowMs);
+    const [table, key] = principal.sessionId ? ['login_session', principal.sessionId] : ['api_key', principal.credentialId];
+    this.dataSource
+      .query(`UPDATE ${table} SET last_used_at = $1 WHERE id = $2`, [new Date(nowMs), key])
+      .catch((error: unknown) => this.logger.warn({ err: error, table }, 'could not record last use'));
+  }
+}

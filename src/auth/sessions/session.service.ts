@@ -1,0 +1,206 @@
+import { HttpStatus, Inject, Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager, IsNull } from 'typeorm';
+import { Clock } from '../../common/clock/clock';
+import { ApiError } from '../../common/errors/api-error';
+import { ErrorCode } from '../../common/errors/error-codes';
+import { Company } from '../../company/company.entity';
+import { Employee } from '../../employee/employee.entity';
+import { Membership } from '../../membership/membership.entity';
+import { RATE_LIMIT_STORAGE, type RateLimitStorage } from '../../rate-limit/storage/rate-limit-storage';
+import { sha256Hex } from '../credentials/credential.service';
+import type { Principal } from '../credentials/principal';
+import { RevocationBus } from '../credentials/revocation-bus';
+import { type LoginResult, toLoginResult } from '../login-result';
+import { IssuedToken, type TokenRevokeReason } from '../tokens/issued-token.entity';
+import { TokenIssuer } from '../tokens/token-issuer.service';
+import { SESSION_MAX_AGE_MS } from '../tokens/token-lifetime';
+import { LoginSession, type SessionEndReason } from './login-session.entity';
+
+/** A used refresh token seen again after this long is taken as stolen: the whole session ends. */
+export const REFRESH_REUSE_GRACE_MS = 10_000;
+/** contract.md: at most 10 working-company switches per 60 seconds per employee. */
+export const SWITCH_LIMIT = 10;
+export const SWITCH_WINDOW_MS = 60_000;
+
+export interface SessionView {
+  id: string;
+  created_at: string;
+  last_used_at: string;
+  ip: string | null;
+  user_agent: string | null;
+  current: boolean;
+}
+
+const blacklisted = (message: string) => new ApiError(ErrorCode.JwtBlacklisted, HttpStatus.BAD_REQUEST, message);
+const refreshInvalid = () =>
+  new ApiError(ErrorCode.RefreshTokenInvalid, HttpStatus.UNAUTHORIZED, 'The refresh token is not valid.');
+
+/** Everything that happens to a login session after login: refresh, switch, logout and revocation. */
+@Injectable()
+export class SessionService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly issuer: TokenIssuer,
+    private readonly bus: RevocationBus,
+    private readonly clock: Clock,
+    @Inject(RATE_LIMIT_STORAGE) private readonly counters: RateLimitStorage,
+  ) {}
+
+  /**
+   * Rotates a refresh token: checks in contract.md's order (unknown or used, session ended, past 30 days,
+   * token expired), then spends it with one conditional UPDATE so two concurrent refreshes cannot both win.
+   */
+  async refresh(refreshToken: string): Promise<LoginResult> {
+    const now = this.clock.now();
+    const token = await this.dataSource.getRepository(IssuedToken).findOneBy({ refreshHash: sha256Hex(refreshToken) });
+    if (!token) throw refreshInvalid();
+    if (token.refreshUsedAt) {
+      if (now.getTime() - token.refreshUsedAt.getTime() > REFRESH_REUSE_GRACE_MS) {
+        await this.end(token.sessionId, 'refresh_reuse');
+      }
+      throw refreshInvalid();
+    }
+    const session = await this.dataSource.getRepository(LoginSession).findOneByOrFail({ id: token.sessionId });
+    if (session.endedAt || token.revokedAt) throw blacklisted('The session of this refresh token has ended.');
+    if (now.getTime() - session.createdAt.getTime() > SESSION_MAX_AGE_MS) {
+      throw new ApiError(
+        ErrorCode.SessionMaxAge,
+        HttpStatus.BAD_REQUEST,
+        'The session is more than 30 days old; log in again.',
+      );
+    }
+    if (token.expiresAt.getTime() <= now.getTime()) {
+      throw new ApiError(ErrorCode.JwtExpired, HttpStatus.BAD_REQUEST, 'The token of this refresh token has expired.');
+    }
+
+    const result = await this.dataSource.transaction(async (manager) => {
+      const spent = await manager
+        .createQueryBuilder()
+        .update(IssuedToken)
+        .set({ refreshUsedAt: now, revokedAt: now, revokeReason: 'refresh' })
+        .where('id = :id AND refresh_used_at IS NULL AND revoked_at IS NULL', { id: token.id })
+        .execute();
+      if (spent.affected !== 1) throw refreshInvalid();
+      return this.issueFor(manager, session, session.companyId, now);
+    });
+    await this.bus.publish({ type: 'token', tokenId: token.id });
+    return result;
+  }
+
+  /** Moves the session to another company: same session and login time, a new token, the old one blacklisted. */
+  async switchCompany(principal: Principal, companyId: number): Promise<LoginResult> {
+    const attempts = await this.counters.increment(
+      `company-switch:${principal.employeeId}`,
+      SWITCH_WINDOW_MS,
+      SWITCH_LIMIT,
+      0,
+      'company-switch',
+    );
+    if (attempts.isBlocked) {
+      throw ApiError.accountRateLimited(attempts.timeToBlockExpire, 'Too many company switches; try again later.');
+    }
+    const now = this.clock.now();
+    const result = await this.dataSource.transaction(async (manager) => {
+      const member = await manager.findOneBy(Membership, { employeeId: principal.employeeId, companyId });
+      if (!member) {
+        throw new ApiError(
+          ErrorCode.CompanyNotMember,
+          HttpStatus.FORBIDDEN,
+          'The account does not belong to this company.',
+        );
+      }
+      const session = await manager.findOne(LoginSession, {
+        where: { id: principal.sessionId!, endedAt: IsNull() },
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (!session) throw blacklisted('The session has ended.');
+      const revoked = await this.revokeTokens(manager, { id: principal.credentialId }, 'company_switch', now);
+      if (revoked !== 1) throw blacklisted('This token has already been replaced.');
+      await manager.update(LoginSession, { id: session.id }, { companyId, lastUsedAt: now });
+      return this.issueFor(manager, { ...session, companyId }, companyId, now);
+    });
+    await this.bus.publish({ type: 'token', tokenId: principal.credentialId });
+    return result;
+  }
+
+  async logout(principal: Principal): Promise<void> {
+    await this.end(principal.sessionId!, 'logout');
+  }
+
+  async list(principal: Principal): Promise<SessionView[]> {
+    const since = new Date(this.clock.nowMs() - SESSION_MAX_AGE_MS);
+    const sessions = await this.dataSource
+      .getRepository(LoginSession)
+      .createQueryBuilder('s')
+      .where('s.employee_id = :employeeId AND s.ended_at IS NULL AND s.created_at > :since', {
+        employeeId: principal.employeeId,
+        since,
+      })
+      .orderBy('s.created_at', 'DESC')
+      .getMany();
+    return sessions.map((session) => ({
+      id: session.id,
+      created_at: session.createdAt.toISOString(),
+      last_used_at: session.lastUsedAt.toISOString(),
+      ip: session.ip,
+      user_agent: session.userAgent,
+      current: session.id === principal.sessionId,
+    }));
+  }
+
+  /** Ends one of the caller's own sessions; another employee's session is "not found". */
+  async revokeOwn(principal: Principal, sessionId: string): Promise<void> {
+    const session = await this.dataSource
+      .getRepository(LoginSession)
+      .findOneBy({ id: sessionId, employeeId: principal.employeeId });
+    if (!session) throw ApiError.notFound('No such session.');
+    await this.end(session.id, 'revoked');
+  }
+
+  /** Operator revocation (CLI); false when no such session exists. */
+  async revokeById(sessionId: string): Promise<boolean> {
+    const exists = await this.dataSource.getRepository(LoginSession).existsBy({ id: sessionId });
+    if (exists) await this.end(sessionId, 'admin_revoked');
+    return exists;
+  }
+
+  /** Ends a session and blacklists all its tokens, then tells every instance. Ending twice changes nothing. */
+  private async end(sessionId: string, reason: SessionEndReason): Promise<void> {
+    const now = this.clock.now();
+    await this.dataSource.transaction(async (manager) => {
+      await manager
+        .createQueryBuilder()
+        .update(LoginSession)
+        .set({ endedAt: now, endReason: reason })
+        .where('id = :sessionId AND ended_at IS NULL', { sessionId })
+        .execute();
+      await this.revokeTokens(manager, { sessionId }, 'session_revoked', now);
+    });
+    await this.bus.publish({ type: 'session', sessionId });
+  }
+
+  private async revokeTokens(
+    manager: EntityManager,
+    where: { id: string } | { sessionId: string },
+    reason: TokenRevokeReason,
+    now: Date,
+  ): Promise<number> {
+    const column = 'id' in where ? 'id' : 'session_id';
+    const result = await manager
+      .createQueryBuilder()
+      .update(IssuedToken)
+      .set({ revokedAt: now, revokeReason: reason })
+      .where(`${column} = :value AND revoked_at IS NULL`, { value: 'id' in where ? where.id : where.sessionId })
+      .execute();
+    return result.affected ?? 0;
+  }
+
+  private async issueFor(manager: EntityManager, session: LoginSession, companyId: number, now: Date) {
+    const company = await manager.findOneByOrFail(Company, { id: companyId });
+    const employee = await manager.findOneByOrFail(Employee, { id: session.employeeId });
+    const membership = await manager.findOneBy(Membership, { employeeId: session.employeeId, companyId });
+    if (!membership) throw blacklisted('The account no longer belongs to this company.');
+    const pair = await this.issuer.issue(manager, session, companyId, now);
+    return toLoginResult(pair, session, company, employee);
+  }
+}

@@ -1,0 +1,45 @@
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { CredentialService } from '../auth/credentials/credential.service';
+import { counterKey, IDENTIFIER_HEADER, LIMIT_HEADER, REMAINING_HEADER } from './rate-limit.guard';
+import { RATE_LIMIT_WINDOW_MS, RateLimitPolicy } from './rate-limit.policy';
+import { RATE_LIMIT_STORAGE, type RateLimitStorage } from './storage/rate-limit-storage';
+
+/**
+ * Puts the X-Rate-Limit-* headers on the `/v1` responses the guard never saw: unknown routes (404) and bodies
+ * Fastify refused before any handler ran (malformed JSON, 413, 415). Those requests are not counted; the
+ * headers show the state of the counter they would have used.
+ */
+@Injectable()
+export class RateLimitHeaders implements OnModuleInit {
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly policy: RateLimitPolicy,
+    private readonly credentials: CredentialService,
+    @Inject(RATE_LIMIT_STORAGE) private readonly counters: RateLimitStorage,
+  ) {}
+
+  onModuleInit(): void {
+    const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
+    fastify?.addHook('onSend', async (request, reply, payload) => {
+      if (!reply.hasHeader(LIMIT_HEADER) && request.url.startsWith('/v1/')) await this.fillIn(request, reply);
+      return payload;
+    });
+  }
+
+  private async fillIn(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    // The route pattern (`/v1/products/:id`) leads to its controller's group and limits; an unknown route has none.
+    const pattern = request.routeOptions.url;
+    const route = pattern === undefined ? undefined : this.policy.routeForPattern(request.method, pattern);
+    const group = route?.group ?? pattern?.split('/')[2] ?? '-';
+    const limit = route ? this.policy.limitFor(request.method, route) : this.policy.defaultLimit(request.method);
+    const verdict = await this.credentials.resolve(request);
+    const tokenHash = verdict.status === 'valid' ? this.credentials.headerHash(request)!.slice(0, 16) : '-';
+    const identifier = `${request.ip}|${request.method}|${group}|${tokenHash}`;
+    const record = await this.counters.peek(counterKey(identifier), RATE_LIMIT_WINDOW_MS, limit).catch(() => null);
+    reply.header(LIMIT_HEADER, limit);
+    reply.header(REMAINING_HEADER, Math.max(0, limit - (record?.totalHits ?? 0)));
+    reply.header(IDENTIFIER_HEADER, identifier);
+  }
+}

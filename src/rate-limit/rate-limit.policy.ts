@@ -1,0 +1,105 @@
+import { Injectable, RequestMethod } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { AppConfig } from '../config/app-config';
+import { RATE_LIMIT_RULE, type RateLimitRule } from './rate-limit.decorator';
+
+/** The source's window: 3 seconds from a counter's first request. */
+export const RATE_LIMIT_WINDOW_MS = 3000;
+
+/** The source's table, per 3-second window; every method not named here gets {@link OTHER_METHODS_LIMIT}. */
+export const DEFAULT_LIMITS: Readonly<Record<string, number>> = { GET: 30, POST: 15, PUT: 15, DELETE: 3 };
+export const OTHER_METHODS_LIMIT = 30;
+
+// Reflector lookups are cheap, but this runs on every request: remember each route's answer.
+interface RouteLimits {
+  group: string;
+  limits: Partial<Record<string, number>>;
+}
+
+/** Which counter a request belongs to and how many requests that counter allows. */
+@Injectable()
+export class RateLimitPolicy {
+  private readonly routes = new WeakMap<Function, RouteLimits>();
+  private byPattern?: Map<string, RouteLimits>;
+
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly config: AppConfig,
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+  ) {}
+
+  /** The limit for a method, scaled by RATE_LIMIT_SCALE (never below 1). */
+  static scaled(limit: number, scale: number): number {
+    return Math.max(1, Math.floor(limit * scale));
+  }
+
+  defaultLimit(method: string): number {
+    return RateLimitPolicy.scaled(DEFAULT_LIMITS[method] ?? OTHER_METHODS_LIMIT, this.config.rateLimitScale);
+  }
+
+  route(handler: Function, controller: Function): RouteLimits {
+    let route = this.routes.get(handler);
+    if (!route) {
+      const classRule: RateLimitRule = this.reflector.get(RATE_LIMIT_RULE, controller) ?? {};
+      const handlerRule: RateLimitRule = this.reflector.get(RATE_LIMIT_RULE, handler) ?? {};
+      route = {
+        group: handlerRule.group ?? classRule.group ?? groupFromPath(this.reflector.get<unknown>(PATH_METADATA, controller)),
+        limits: { ...classRule.limits, ...handlerRule.limits },
+      };
+      this.routes.set(handler, route);
+    }
+    return route;
+  }
+
+  /**
+   * The route behind a Fastify route pattern (`/v1/files/:id`), for responses the guard never saw (a body
+   * refused before the handler): without it their headers would show the default limit and the path's first
+   * segment instead of the controller's own limits and group.
+   */
+  routeForPattern(method: string, pattern: string): RouteLimits | undefined {
+    this.byPattern ??= this.indexRoutes();
+    const path = normalizePath(pattern.replace(/^\/v\d+(?=\/|$)/, ''));
+    return this.byPattern.get(`${method} ${path}`) ?? this.byPattern.get(`ALL ${path}`);
+  }
+
+  limitFor(method: string, route: RouteLimits): number {
+    const own = route.limits[method];
+    return own === undefined ? this.defaultLimit(method) : RateLimitPolicy.scaled(own, this.config.rateLimitScale);
+  }
+
+  // Built on first use, once every controller exists; keyed by method and path without the version prefix.
+  private indexRoutes(): Map<string, RouteLimits> {
+    const index = new Map<string, RouteLimits>();
+    for (const { instance, metatype } of this.discovery.getControllers()) {
+      if (!instance || !metatype) continue;
+      const prototype = Object.getPrototypeOf(instance) as Record<string, Function>;
+      for (const name of this.scanner.getAllMethodNames(prototype)) {
+        const handler = prototype[name];
+        const methodPaths = this.reflector.get<string | string[] | undefined>(PATH_METADATA, handler);
+        const method = this.reflector.get<RequestMethod | undefined>(METHOD_METADATA, handler);
+        if (methodPaths === undefined || method === undefined) continue;
+        const route = this.route(handler, metatype);
+        const controllerPaths = this.reflector.get<string | string[] | undefined>(PATH_METADATA, metatype) ?? '/';
+        for (const controllerPath of [controllerPaths].flat()) {
+          for (const methodPath of [methodPaths].flat()) {
+            index.set(`${RequestMethod[method]} ${normalizePath(`${controllerPath}/${methodPath}`)}`, route);
+          }
+        }
+      }
+    }
+    return index;
+  }
+}
+
+function normalizePath(path: string): string {
+  return `/${path.split('/').filter((segment) => segment !== '').join('/')}`;
+}
+
+/** `users`, `v1/users` or `/users/x` → `users`: the controller's own path names its API group. */
+export function groupFromPath(path: unknown): string {
+  const first = (Array.isArray(path) ? path[0] : path) as string | undefined;
+  const segments = (first ?? '').split('/').filter((segment) => segment !== '' && !/^v\d+$/.test(segment));
+  return segments[0] ?? '-';
+}

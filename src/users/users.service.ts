@@ -1,0 +1,66 @@
+import { HttpStatus, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { Principal } from '../auth/credentials/principal';
+import { ApiError } from '../common/errors/api-error';
+import { ErrorCode } from '../common/errors/error-codes';
+import { Company } from '../company/company.entity';
+import { Employee } from '../employee/employee.entity';
+import { EmployeeService } from '../employee/employee.service';
+import { Membership } from '../membership/membership.entity';
+import { coversAll, type Grant, normalizeGrants } from '../membership/permission';
+import type { CompanyEmployeeDto, CreateEmployeeDto, MeDto } from './dto/users.dto';
+
+/** Employees as seen from inside one company. */
+@Injectable()
+export class UsersService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly employees: EmployeeService,
+  ) {}
+
+  async me(principal: Principal): Promise<MeDto> {
+    const employee = await this.dataSource.getRepository(Employee).findOneByOrFail({ id: principal.employeeId });
+    const company = await this.dataSource.getRepository(Company).findOneByOrFail({ id: principal.companyId });
+    return {
+      employee: { id: employee.id, email: employee.email, name: employee.name },
+      company: { id: company.id, name: company.name },
+      permissions: [...principal.permissions],
+      credential: principal.kind,
+      session_id: principal.sessionId,
+    };
+  }
+
+  async list(companyId: number): Promise<CompanyEmployeeDto[]> {
+    const memberships = await this.dataSource.getRepository(Membership).find({
+      where: { companyId },
+      relations: { employee: true },
+      order: { employeeId: 'ASC' },
+    });
+    return memberships.map(({ employee, permissions }) => ({
+      id: employee!.id,
+      email: employee!.email,
+      name: employee!.name,
+      permissions,
+    }));
+  }
+
+  /**
+   * Creates an employee in the caller's company. The caller can hand out only permissions it holds itself,
+   * so `users:write` is not a way to gain more.
+   */
+  async create(principal: Principal, input: CreateEmployeeDto): Promise<CompanyEmployeeDto> {
+    const permissions = normalizeGrants(input.permissions);
+    if (!coversAll(principal.permissions, permissions)) {
+      throw new ApiError(
+        ErrorCode.PermissionDenied,
+        HttpStatus.FORBIDDEN,
+        'You can grant only permissions you hold yourself.',
+      );
+    }
+    return this.dataSource.transaction(async (manager) => {
+      const employee = await this.employees.create(input, manager);
+      await manager.insert(Membership, { employeeId: employee.id, companyId: principal.companyId, permissions });
+      return { id: employee.id, email: employee.email, name: employee.name, permissions: permissions as Grant[] };
+    });
+  }
+}

@@ -1,0 +1,169 @@
+import { DataSource } from 'typeorm';
+import { loadConfig } from '../src/config/app-config';
+import { buildDataSourceOptions } from '../src/database/data-source-options';
+import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
+import { CHILD_TEST_ENV, type Exited, killChildren, requireBuild, runCli } from './support/processes';
+
+// Each run starts a Node process that opens the database: seconds apiece on a busy machine.
+jest.setTimeout(60_000);
+
+/** Every password any run below passes; none may ever be printed back. */
+const PASSWORD = 'Correct-Horse-7731';
+const SECOND_PASSWORD = 'Battery-Staple-4410';
+const SHORT_PASSWORD = 'sh0rt';
+const SPACED_PASSWORD = ['Tr0ub4dor', 'and-3-more'];
+const ALL_PASSWORDS = [PASSWORD, SECOND_PASSWORD, SHORT_PASSWORD, ...SPACED_PASSWORD];
+
+/** The rows the CLI can change, read straight from the database (through the same lock-aware driver). */
+async function snapshot(db: ProvisionedDatabase) {
+  const options = buildDataSourceOptions(loadConfig({ ...CHILD_TEST_ENV, ...db.env }));
+  const dataSource = await new DataSource(options).initialize();
+  try {
+    return {
+      companies: await dataSource.query('SELECT id, name FROM company ORDER BY id'),
+      employees: await dataSource.query('SELECT id, email, name, password_hash FROM employee ORDER BY id'),
+      memberships: await dataSource.query(
+        'SELECT employee_id, company_id, permissions FROM membership ORDER BY employee_id, company_id',
+      ),
+    };
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+function grant(email: string, company: number | string, permissions: string): string[] {
+  return ['membership:add', '--email', email, '--company', String(company), '--permissions', permissions];
+}
+
+function lastLine(stdout: string): string {
+  const lines = stdout.split('\n').filter((line) => line.trim() !== '');
+  return lines[lines.length - 1] ?? '';
+}
+
+describe('operator CLI (compiled, as a child process)', () => {
+  let db: ProvisionedDatabase;
+  const runs: Array<{ args: string[] } & Exited> = [];
+
+  beforeAll(async () => {
+    requireBuild();
+    db = await provisionDatabase();
+  });
+
+  afterAll(async () => {
+    await killChildren();
+    await db?.drop();
+  });
+
+  async function cli(...args: string[]): Promise<Exited> {
+    const result = await runCli(args, { ...CHILD_TEST_ENV, ...db.env });
+    runs.push({ args, ...result });
+    return result;
+  }
+
+  /** Exit 0, nothing on standard error, and the result as the last line of standard output. */
+  async function succeeds(...args: string[]): Promise<Record<string, unknown>> {
+    const result = await cli(...args);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    return JSON.parse(lastLine(result.stdout)) as Record<string, unknown>;
+  }
+
+  /** Non-zero exit with exactly one line on standard error, which names the problem. */
+  async function refuses(args: string[], problem: RegExp): Promise<void> {
+    const result = await cli(...args);
+    expect(result.signal).toBeNull();
+    expect(result.code).not.toBe(0);
+    const lines = result.stderr.split('\n').filter((line) => line !== '');
+    expect(lines).toEqual([expect.stringMatching(problem)]);
+  }
+
+  let companyId: number;
+
+  describe('commands', () => {
+    it('company:create prints {"id", "name"} as the last line and exits 0', async () => {
+      const created = await succeeds('company:create', '--name', 'Acme Trading');
+      expect(created).toEqual({ id: expect.any(Number), name: 'Acme Trading' });
+      expect(Number.isInteger(created.id)).toBe(true);
+      companyId = created.id as number;
+    });
+
+    it('employee:create prints {"id", "email"} with the e-mail lower-cased', async () => {
+      const created = await succeeds('employee:create', '--email', 'A@x.io', '--password', PASSWORD, '--name', 'Ann');
+      expect(created).toEqual({ id: expect.any(Number), email: 'a@x.io' });
+      expect(Number.isInteger(created.id)).toBe(true);
+
+      const unnamed = await succeeds('employee:create', '--email', 'Bob@X.io', '--password', SECOND_PASSWORD);
+      expect(unnamed).toEqual({ id: expect.any(Number), email: 'bob@x.io' });
+    });
+
+    it('membership:add grants a comma-separated list, then `*`; repeating it replaces the permissions', async () => {
+      const listed = await succeeds(...grant('A@X.IO', companyId, 'users:read,orders:write'));
+      const employeeId = listed.employee_id;
+      expect(listed).toMatchObject({ employee_id: expect.any(Number), company_id: companyId });
+      expect(Object.keys(listed).sort()).toEqual(['company_id', 'employee_id', 'permissions']);
+      expect([...(listed.permissions as string[])].sort()).toEqual(['orders:write', 'users:read']);
+
+      const all = await succeeds(...grant('a@x.io', companyId, '*'));
+      expect(all).toEqual({ employee_id: employeeId, company_id: companyId, permissions: ['*'] });
+
+      const narrowed = await succeeds(...grant('a@x.io', companyId, 'products:read'));
+      expect(narrowed).toEqual({ employee_id: employeeId, company_id: companyId, permissions: ['products:read'] });
+
+      const { memberships } = await snapshot(db);
+      expect(memberships).toEqual([{ employee_id: employeeId, company_id: companyId, permissions: ['products:read'] }]);
+    });
+  });
+
+  describe('bad input: non-zero exit, one line on standard error, nothing changed', () => {
+    let before: Awaited<ReturnType<typeof snapshot>>;
+
+    beforeAll(async () => {
+      before = await snapshot(db);
+    });
+
+    it('an unknown command', () => refuses(['company:delete', '--name', 'Acme'], /unknown command "company:delete"/));
+
+    it('no command at all', () => refuses([], /usage/));
+
+    it('a missing required flag', async () => {
+      await refuses(['company:create'], /missing --name/);
+      await refuses(['membership:add', '--email', 'a@x.io', '--company', '1'], /missing --permissions/);
+    });
+
+    it('an unknown flag', () => refuses(['company:create', '--name', 'Gamma', '--colour', 'red'], /--colour/));
+
+    it.each(['abc', '0'])('--company %s', (value) => refuses(grant('a@x.io', value, '*'), /--company/));
+
+    it('an unknown permission name', () =>
+      refuses(grant('a@x.io', companyId, 'users:read,users:delete'), /unknown permission "users:delete"/));
+
+    it('an e-mail already taken, compared without case', () =>
+      refuses(['employee:create', '--email', 'a@X.io', '--password', PASSWORD], /already exists/));
+
+    it('a password that is too short', () =>
+      refuses(['employee:create', '--email', 'carol@x.io', '--password', SHORT_PASSWORD], /password/));
+
+    it('an invalid e-mail', () =>
+      refuses(['employee:create', '--email', 'carol-at-x.io', '--password', PASSWORD], /e-?mail/));
+
+    it('a stray argument (an unquoted password with a space) without echoing it', () =>
+      refuses(['employee:create', '--email', 'carol@x.io', '--password', ...SPACED_PASSWORD], /unexpected argument/));
+
+    it('a company that does not exist', () => refuses(grant('a@x.io', 987654, '*'), /company 987654/));
+
+    it('an employee that does not exist', () => refuses(grant('nobody@x.io', companyId, '*'), /nobody@x\.io/));
+
+    it('left every table as it was', async () => {
+      expect(await snapshot(db)).toEqual(before);
+    });
+  });
+
+  it('never printed a password, on either stream, in any run', () => {
+    expect(runs.length).toBeGreaterThan(15);
+    for (const run of runs) {
+      for (const password of ALL_PASSWORDS) {
+        const printed = { stdout: run.stdout.includes(password), stderr: run.stderr.includes(password) };
+        expect({ args: run.args, ...printed }).toEqual({ args: run.args, stdout: false, stderr: false });
+      }
+    }
+  });
+});

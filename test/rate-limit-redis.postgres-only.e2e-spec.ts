@@ -1,0 +1,325 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer, Socket } from 'node:net';
+import type Redis from 'ioredis';
+import { ResilientRateLimitStorage } from '../src/rate-limit/storage/resilient-rate-limit.storage';
+import { RATE_LIMIT_STORAGE } from '../src/rate-limit/storage/rate-limit-storage';
+import { REDIS_CLIENT } from '../src/redis/redis.module';
+import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
+import { RateLimitProbeModule } from './support/rate-limit-probe.module';
+import { startTestApp, type TestApp } from './support/test-app';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_SERVER = '/usr/bin/redis-server';
+const LIMITED_BODY = '["error_rate_limit_exceed"]';
+/** How long any one request may take while Redis is away (the storage's own deadline is 75 ms). */
+const OUTAGE_DEADLINE_MS = 500;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits for `work`, but no longer than `ms`; leaves no timer behind either way. */
+async function atMost(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
+let addresses = 0;
+const freshIp = () => {
+  addresses++;
+  return `${['192.0.2', '198.51.100', '203.0.113'][Math.floor(addresses / 250) % 3]}.${(addresses % 250) + 1}`;
+};
+
+interface Answer {
+  status: number;
+  body: string;
+  limit: string | null;
+  remaining: string | null;
+  identifier: string | null;
+  retryAfter: string | null;
+  ms: number;
+}
+
+/** An app instance listening on a real port, so hundreds of requests can be in flight at once. */
+class Instance {
+  private constructor(
+    readonly t: TestApp,
+    readonly url: string,
+  ) {}
+
+  static async start(database: ProvisionedDatabase, redisUrl: string): Promise<Instance> {
+    const t = await startTestApp({
+      database,
+      extraModules: [RateLimitProbeModule],
+      // 127.0.0.1 (the test) is a trusted proxy: X-Forwarded-For picks the counter's client IP.
+      env: { RATE_LIMIT_SCALE: '1', TRUST_PROXY: '127.0.0.1', REDIS_URL: redisUrl },
+    });
+    await t.app.listen(0, '127.0.0.1');
+    const address = t.app.getHttpServer().address() as { port: number };
+    return new Instance(t, `http://127.0.0.1:${address.port}`);
+  }
+
+  async send(method: string, path: string, ip: string): Promise<Answer> {
+    const started = performance.now();
+    const res = await fetch(`${this.url}${path}`, {
+      method,
+      headers: { 'x-forwarded-for': ip },
+      signal: AbortSignal.timeout(10_000),
+    });
+    const body = await res.text();
+    return {
+      status: res.status,
+      body,
+      limit: res.headers.get('x-rate-limit-limit'),
+      remaining: res.headers.get('x-rate-limit-remaining'),
+      identifier: res.headers.get('x-rate-limit-identifier'),
+      retryAfter: res.headers.get('retry-after'),
+      ms: performance.now() - started,
+    };
+  }
+
+  async metrics(): Promise<{ fallbacks: number; breakerOpen: number }> {
+    const text = await (await fetch(`${this.url}/metrics`, { signal: AbortSignal.timeout(5000) })).text();
+    const read = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
+    return { fallbacks: read('rate_limit_storage_fallbacks_total'), breakerOpen: read('rate_limit_storage_breaker_open') };
+  }
+
+  /** The shared connection is up, so the first checks are not answered from memory for want of it. */
+  async redisReady(): Promise<void> {
+    const redis = this.t.app.get<Redis>(REDIS_CLIENT);
+    const deadline = Date.now() + 5000;
+    while (redis.status !== 'ready') {
+      if (Date.now() > deadline) throw new Error(`Redis client not ready: ${redis.status}`);
+      await sleep(20);
+    }
+  }
+
+  async close(): Promise<void> {
+    await atMost(this.t.app.close(), 5000);
+  }
+}
+
+function expectLimited(answer: Answer) {
+  expect(answer).toMatchObject({ status: 429, body: LIMITED_BODY, limit: expect.any(String), remaining: '0' });
+  expect(Number(answer.retryAfter)).toBeGreaterThanOrEqual(1);
+}
+
+describe('request rate limit shared through Redis by two instances', () => {
+  let database: ProvisionedDatabase;
+  let a: Instance;
+  let b: Instance;
+
+  beforeAll(async () => {
+    database = await provisionDatabase();
+    a = await Instance.start(database, REDIS_URL);
+    b = await Instance.start(database, REDIS_URL);
+    await Promise.all([a.redisReady(), b.redisReady()]);
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await database?.drop();
+  });
+
+  it('uses the Redis storage behind the circuit breaker', () => {
+    for (const instance of [a, b]) {
+      const storage = instance.t.app.get(RATE_LIMIT_STORAGE);
+      expect(storage).toBeInstanceOf(ResilientRateLimitStorage);
+      expect((storage as ResilientRateLimitStorage).state).toBe('closed');
+    }
+  });
+
+  it('200 concurrent requests on one counter across both: exactly the limit pass (20 times)', async () => {
+    const limit = 30;
+    for (let round = 0; round < 20; round++) {
+      const ip = freshIp();
+      const answers = await Promise.all(
+        Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? a : b).send('GET', '/v1/products', ip)),
+      );
+      const passed = answers.filter((answer) => answer.status === 200);
+      const limited = answers.filter((answer) => answer.status === 429);
+      // A check answered from memory (a missed deadline) would make the counts per instance, not shared.
+      const fallbacks = (await a.metrics()).fallbacks + (await b.metrics()).fallbacks;
+      expect({ round, passed: passed.length, limited: limited.length, fallbacks }).toEqual({
+        round,
+        passed: limit,
+        limited: 200 - limit,
+        fallbacks: 0,
+      });
+      // Each hit that passed saw its own count: Remaining 29 down to 0, once each.
+      expect(passed.map((answer) => Number(answer.remaining)).sort((x, y) => x - y)).toEqual(
+        Array.from({ length: limit }, (_, i) => i),
+      );
+      for (const answer of answers) {
+        expect(answer).toMatchObject({ limit: String(limit), identifier: `${ip}|GET|products|-` });
+      }
+      for (const answer of limited) expectLimited(answer);
+    }
+    for (const instance of [a, b]) expect(await instance.metrics()).toEqual({ fallbacks: 0, breakerOpen: 0 });
+  });
+
+  it('the counter resets once its 3-second window (real time, Redis PTTL) is over', async () => {
+    const ip = freshIp();
+    const first = await a.send('DELETE', '/v1/products/1', ip);
+    const windowStartedBy = Date.now();
+    expect(first).toMatchObject({ status: 204, limit: '3', remaining: '2' });
+    expect(await b.send('DELETE', '/v1/products/1', ip)).toMatchObject({ status: 204, remaining: '1' });
+    expect(await a.send('DELETE', '/v1/products/1', ip)).toMatchObject({ status: 204, remaining: '0' });
+    const limited = await b.send('DELETE', '/v1/products/1', ip);
+    expectLimited(limited);
+    expect(Number(limited.retryAfter)).toBeLessThanOrEqual(3);
+
+    await sleep(Math.max(0, windowStartedBy + 3000 + 50 - Date.now()));
+    expect(await b.send('DELETE', '/v1/products/1', ip)).toMatchObject({ status: 204, limit: '3', remaining: '2' });
+    expect(await a.send('DELETE', '/v1/products/1', ip)).toMatchObject({ status: 204, remaining: '1' });
+  });
+});
+
+/** A redis-server of this test's own, on a port of its own, that the test can kill and bring back. */
+class RedisServer {
+  private child?: ChildProcess;
+
+  constructor(readonly port: number) {}
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    const child = spawn(
+      REDIS_SERVER,
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
+    this.child = child;
+    const deadline = Date.now() + 5000;
+    while (!(await ping(this.port))) {
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`redis-server on ${this.port} did not start`);
+      await sleep(25);
+    }
+  }
+
+  async kill(): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGKILL');
+    await atMost(exited, 5000);
+  }
+}
+
+function ping(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = new Socket();
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(500, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('data', (data) => done(data.toString().startsWith('+PONG')));
+    socket.connect(port, '127.0.0.1', () => socket.write('PING\r\n'));
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('Redis stops mid-run', () => {
+  let redis: RedisServer;
+  let database: ProvisionedDatabase;
+  let a: Instance;
+  let b: Instance;
+
+  beforeAll(async () => {
+    redis = new RedisServer(await freePort());
+    await redis.start();
+    database = await provisionDatabase();
+    a = await Instance.start(database, redis.url);
+    b = await Instance.start(database, redis.url);
+    await Promise.all([a.redisReady(), b.redisReady()]);
+  });
+  afterAll(async () => {
+    try {
+      await a?.close();
+      await b?.close();
+    } finally {
+      await redis?.kill();
+      await database?.drop();
+    }
+  });
+
+  it('fails open per instance within a deadline, counts the fallbacks, and shares counters again after a restart', async () => {
+    // Shared while Redis runs: hits through A and B add up.
+    const before = freshIp();
+    await a.send('GET', '/v1/products', before);
+    await a.send('GET', '/v1/products', before);
+    expect(await b.send('GET', '/v1/products', before)).toMatchObject({ status: 200, remaining: '27' });
+    const [fallbacksA, fallbacksB] = [(await a.metrics()).fallbacks, (await b.metrics()).fallbacks];
+
+    await redis.kill();
+
+    // Every request is answered, quickly; each instance now limits on its own.
+    const ip = freshIp();
+    const answers: Answer[] = [];
+    for (let i = 0; i < 31; i++) answers.push(await a.send('GET', '/v1/products', ip));
+    for (let i = 0; i < 5; i++) answers.push(await b.send('GET', '/v1/products', ip));
+    for (const answer of answers) {
+      expect([200, 429]).toContain(answer.status);
+      expect(answer.ms).toBeLessThan(OUTAGE_DEADLINE_MS);
+      expect(answer.identifier).toBe(`${ip}|GET|products|-`);
+    }
+    expect(answers.slice(0, 30).every((answer) => answer.status === 200)).toBe(true);
+    expectLimited(answers[30]);
+    expect(answers.slice(31).map((answer) => answer.remaining)).toEqual(['29', '28', '27', '26', '25']);
+
+    const outageA = await a.metrics();
+    const outageB = await b.metrics();
+    expect(outageA.fallbacks).toBeGreaterThanOrEqual(fallbacksA + 31);
+    expect(outageB.fallbacks).toBeGreaterThanOrEqual(fallbacksB + 5);
+    expect(outageA.breakerOpen).toBe(1);
+    expect(outageB.breakerOpen).toBe(1);
+    expect(a.t.logs.text).toContain('rate_limit_breaker_open');
+
+    await redis.start();
+
+    // Each breaker closes on a trial check once its cool-down is over and the client has reconnected.
+    const deadline = Date.now() + 10_000;
+    const closed = new Set<Instance>();
+    while (closed.size < 2) {
+      if (Date.now() > deadline) throw new Error('the breakers did not close within 10 s of Redis coming back');
+      for (const instance of [a, b]) {
+        if (closed.has(instance)) continue;
+        const probe = await instance.send('GET', '/v1/products', freshIp());
+        expect(probe.ms).toBeLessThan(OUTAGE_DEADLINE_MS);
+        if ((await instance.metrics()).breakerOpen === 0) closed.add(instance);
+      }
+      if (closed.size < 2) await sleep(100);
+    }
+    expect(a.t.logs.text).toContain('rate_limit_breaker_closed');
+
+    // Shared again: 10 + 10 + 10 hits through A, B, A exhaust one counter; the next, through B, is refused.
+    const after = freshIp();
+    const [sharedA, sharedB] = [(await a.metrics()).fallbacks, (await b.metrics()).fallbacks];
+    const remaining: string[] = [];
+    for (const instance of [a, b, a]) {
+      for (let i = 0; i < 10; i++) {
+        const answer = await instance.send('GET', '/v1/products', after);
+        expect(answer.status).toBe(200);
+        remaining.push(answer.remaining!);
+      }
+    }
+    expect(remaining).toEqual(Array.from({ length: 30 }, (_, i) => String(29 - i)));
+    expectLimited(await b.send('GET', '/v1/products', after));
+    expect(await a.metrics()).toEqual({ fallbacks: sharedA, breakerOpen: 0 });
+    expect(await b.metrics()).toEqual({ fallbacks: sharedB, breakerOpen: 0 });
+  });
+});

@@ -1,0 +1,94 @@
+import { Controller, Get, Module } from '@nestjs/common';
+import { PATH_METADATA } from '@nestjs/common/constants';
+import { MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
+import { AUTH_RULE, type AuthRule } from '../src/auth/auth.decorator';
+import { startTestApp, type TestApp } from './support/test-app';
+
+/** A route that forgot its rule, to prove the guard fails closed. */
+@Controller({ path: 'forgotten', version: '1' })
+class ForgottenController {
+  @Get()
+  open() {
+    return { reached: true };
+  }
+}
+
+@Module({ controllers: [ForgottenController] })
+class ForgottenModule {}
+
+describe('every route declares its access rule', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ extraModules: [ForgottenModule] });
+  });
+  afterAll(() => t.close());
+
+  function routes() {
+    const reflector = t.app.get(Reflector);
+    const scanner = new MetadataScanner();
+    return [...t.app.get(ModulesContainer).values()]
+      .flatMap((module) => [...module.controllers.values()])
+      .filter((wrapper) => wrapper.metatype && wrapper.metatype !== ForgottenController)
+      .flatMap((wrapper) => {
+        const prototype = Object.getPrototypeOf(wrapper.instance);
+        return scanner
+          .getAllMethodNames(prototype)
+          .filter((name) => Reflect.getMetadata(PATH_METADATA, prototype[name]) !== undefined)
+          .map((name) => ({
+            route: `${wrapper.metatype!.name}.${name}`,
+            rule: reflector.getAllAndOverride<AuthRule | undefined>(AUTH_RULE, [prototype[name], wrapper.metatype!]),
+          }));
+      });
+  }
+
+  it('finds the application routes', () => {
+    const names = routes().map((r) => r.route);
+    expect(names).toEqual(expect.arrayContaining(['AuthController.authenticateFinish', 'UsersController.me', 'HealthController.check']));
+  });
+
+  it('has a @Public() or @Auth() rule on every route', () => {
+    const undeclared = routes().filter((r) => r.rule === undefined).map((r) => r.route);
+    expect(undeclared).toEqual([]);
+  });
+
+  it('refuses a route that declares neither (fail closed)', async () => {
+    const res = await t.http().get('/v1/forgotten').expect(403);
+    expect(res.body.error).toEqual(['error_permission_denied']);
+  });
+
+  it('documents the Authorization header on every protected operation and on no public one', async () => {
+    const doc = (await t.http().get('/docs/openapi.json').expect(200)).body as {
+      paths: Record<string, Record<string, { security?: unknown[]; operationId: string }>>;
+    };
+    const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, op]) => ({ id: `${method.toUpperCase()} ${path}`, secured: !!op.security?.length })),
+    );
+    const publicOps = ['POST /v1/users/authenticateinit', 'POST /v1/users/authenticatefinish', 'POST /v1/users/refreshtoken', 'GET /health', 'GET /metrics'];
+    for (const op of operations) {
+      if (op.id.includes('/forgotten')) continue;
+      expect({ op: op.id, secured: op.secured }).toEqual({ op: op.id, secured: !publicOps.includes(op.id) });
+    }
+  });
+
+  it('documents the rate-limit headers on every /v1 response, and the 429 with its array body', async () => {
+    const doc = (await t.http().get('/docs/openapi.json').expect(200)).body as {
+      paths: Record<string, Record<string, { responses: Record<string, { headers?: object; content?: object }> }>>;
+    };
+    const v1 = Object.entries(doc.paths).filter(([path]) => path.startsWith('/v1/') && !path.includes('forgotten'));
+    expect(v1.length).toBeGreaterThan(5);
+    for (const [path, methods] of v1) {
+      for (const [method, op] of Object.entries(methods)) {
+        for (const [status, response] of Object.entries(op.responses)) {
+          expect({ at: `${method} ${path} ${status}`, headers: Object.keys(response.headers ?? {}) }).toEqual({
+            at: `${method} ${path} ${status}`,
+            headers: expect.arrayContaining(['X-Rate-Limit-Limit', 'X-Rate-Limit-Remaining', 'X-Rate-Limit-Identifier']),
+          });
+        }
+        expect(op.responses['429']).toBeDefined();
+      }
+    }
+    const generic = doc.paths['/v1/users/me'].get.responses['429'].content as Record<string, { example: unknown }>;
+    expect(generic['application/json'].example).toEqual(['error_rate_limit_exceed']);
+  });
+});

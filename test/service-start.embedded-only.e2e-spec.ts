@@ -1,0 +1,167 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  killChildren,
+  logRecords,
+  requireBuild,
+  runCli,
+  type RunningService,
+  SERVICE_ENTRY,
+  serviceStarted,
+  spawnCommand,
+  spawnNode,
+  startService,
+} from './support/processes';
+
+// Real processes, and the first start initialises a PGlite folder (initdb), which takes seconds.
+jest.setTimeout(60_000);
+
+const BANNER = 'Demo data created';
+const IN_USE = /embedded database in .+ is in use by process \d+/;
+
+async function get(url: string): Promise<{ status: number; type: string; body: string }> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+  return { status: res.status, type: res.headers.get('content-type') ?? '', body: await res.text() };
+}
+
+function occurrences(text: string, needle: string): number {
+  return text.split(needle).length - 1;
+}
+
+describe('the compiled service on its embedded default (npm start)', () => {
+  let dataDir: string;
+  let emptyDir: string;
+  let env: Record<string, string>;
+  let service: RunningService;
+
+  beforeAll(() => {
+    requireBuild();
+    dataDir = mkdtempSync(join(tmpdir(), 'staff-auth-start-'));
+    emptyDir = mkdtempSync(join(tmpdir(), 'staff-auth-badconfig-'));
+    // As a developer's first `npm start`: no DATABASE_URL, no JWT_SECRET, no SEED_DEMO; only hashing made cheap.
+    env = {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'info',
+      ARGON2_MEMORY_KIB: '1024',
+      ARGON2_TIME_COST: '1',
+    };
+  });
+
+  afterAll(async () => {
+    await killChildren();
+    for (const dir of [dataDir, emptyDir]) if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  describe('first start', () => {
+    it('creates the demo data and prints the owner credentials once, outside the JSON log', async () => {
+      service = await startService(env);
+      const { stdout } = service.child;
+      expect(occurrences(stdout, BANNER)).toBe(1);
+      expect(stdout).toMatch(/e-mail:\s+owner@demo\.example\n/);
+      const password = /password:\s+(\S+)\n/.exec(stdout)?.[1];
+      expect(password).toMatch(/^\S{12,}$/);
+      expect(JSON.stringify(logRecords(stdout))).not.toContain(password);
+      expect(logRecords(stdout).find((record) => record.msg === 'listening')).toMatchObject({ database: 'embedded' });
+    });
+
+    it('is healthy and serves the API documentation', async () => {
+      const health = await get(`${service.url}/health`);
+      expect(health.status).toBe(200);
+      expect(JSON.parse(health.body)).toMatchObject({ status: 'ok' });
+
+      const docs = await get(`${service.url}/docs`);
+      expect(docs.status).toBe(200);
+      expect(docs.type).toMatch(/^text\/html/);
+
+      const openapi = await get(`${service.url}/docs/openapi.json`);
+      expect(openapi.status).toBe(200);
+      expect(JSON.parse(openapi.body)).toEqual(expect.objectContaining({ openapi: expect.any(String) }));
+    });
+
+    it('refuses a second service on the same DATA_DIR with one line saying the database is in use', async () => {
+      const second = await spawnNode(SERVICE_ENTRY, [], env).exit(20_000);
+      expect(second.code).not.toBe(0);
+      expect(second.code).not.toBeNull();
+      expect(second.stderr.split('\n').filter(Boolean)).toEqual([expect.stringMatching(IN_USE)]);
+      expect(logRecords(second.stdout).some((record) => record.msg === 'listening')).toBe(false);
+    });
+
+    it('refuses the CLI too, so the failed second service did not take the lock away', async () => {
+      const cli = await runCli(['company:create', '--name', 'Intruder'], env);
+      expect(cli.code).not.toBe(0);
+      expect(cli.code).not.toBeNull();
+      expect(cli.stdout).toBe('');
+      expect(cli.stderr.split('\n').filter(Boolean)).toEqual([expect.stringMatching(IN_USE)]);
+      expect((await get(`${service.url}/health`)).status).toBe(200);
+    });
+
+    it('exits with code 0 within a few seconds of SIGTERM', async () => {
+      const exited = await service.stop('SIGTERM', 5000);
+      expect({ code: exited.code, signal: exited.signal }).toEqual({ code: 0, signal: null });
+      expect(logRecords(exited.stdout).map((record) => record.msg)).toContain('stopped');
+    });
+  });
+
+  describe('second start on the same DATA_DIR', () => {
+    it('keeps the data: no demo banner, still healthy, and stops cleanly', async () => {
+      service = await startService(env);
+      expect(service.child.stdout).not.toContain(BANNER);
+      const health = await get(`${service.url}/health`);
+      expect(health.status).toBe(200);
+      expect(JSON.parse(health.body)).toMatchObject({ status: 'ok' });
+      const exited = await service.stop('SIGTERM', 5000);
+      expect(exited.code).toBe(0);
+    });
+
+    it('lets the CLI reach the owner from the first start once the service is stopped', async () => {
+      const cli = await runCli(
+        ['membership:add', '--email', 'owner@demo.example', '--company', '1', '--permissions', 'users:read'],
+        env,
+      );
+      expect({ code: cli.code, stderr: cli.stderr }).toEqual({ code: 0, stderr: '' });
+      const result = JSON.parse(cli.stdout.trim().split('\n').pop()!);
+      expect(result).toEqual({ employee_id: expect.any(Number), company_id: 1, permissions: ['users:read'] });
+    });
+
+    it('takes over the lock left by a process that was killed', async () => {
+      const killed = await startService(env);
+      expect((await killed.stop('SIGKILL', 5000)).signal).toBe('SIGKILL');
+
+      service = await startService(env);
+      expect((await get(`${service.url}/health`)).status).toBe(200);
+      expect(service.child.stdout).not.toContain(BANNER);
+      expect((await service.stop('SIGTERM', 5000)).code).toBe(0);
+    });
+
+    it("takes over a lock naming its own pid (a restarted container often gets the dead process's pid)", async () => {
+      // The shell writes its pid into the lock file, then exec keeps that pid for the service.
+      const child = spawnCommand(
+        '/bin/sh',
+        ['-c', 'printf %s "$$" > "$DATA_DIR/.embedded-db.lock" && exec "$0" "$1"', process.execPath, SERVICE_ENTRY],
+        env,
+      );
+      service = await serviceStarted(child);
+      expect((await get(`${service.url}/health`)).status).toBe(200);
+      expect((await service.stop('SIGTERM', 5000)).code).toBe(0);
+    });
+  });
+
+  describe('a bad setting stops the start with exit code 1 and one line naming the key', () => {
+    it.each([
+      ['PORT', { PORT: 'abc' }],
+      ['JWT_SECRET', { NODE_ENV: 'production' }],
+      ['DATABASE_URL', { DATABASE_URL: 'mysql://x' }],
+    ])('%s', async (key, bad) => {
+      const exited = await spawnNode(SERVICE_ENTRY, [], { ...env, DATA_DIR: emptyDir, ...bad }).exit(10_000);
+      expect(exited.code).toBe(1);
+      expect(exited.stderr.split('\n').filter(Boolean)).toEqual([expect.stringContaining(key)]);
+      // Nothing started: no log line, and the database was never opened.
+      expect(exited.stdout).toBe('');
+      expect(readdirSync(emptyDir)).toEqual([]);
+    });
+  });
+});

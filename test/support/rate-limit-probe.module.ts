@@ -1,0 +1,157 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  HttpStatus,
+  Module,
+  Options,
+  Param,
+  Patch,
+  Post,
+  Put,
+} from '@nestjs/common';
+import { IsInt, IsOptional, Min } from 'class-validator';
+import { Auth, Public } from '../../src/auth/auth.decorator';
+import { NoRateLimit, RateLimit } from '../../src/rate-limit/rate-limit.decorator';
+
+class ProbeBody {
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  n?: number;
+}
+
+/**
+ * API groups that have no feature module yet (products, orders, files, marketingconversations), so the rate
+ * limiter can be driven end to end: every method the table names, the per-controller overrides, an exempt
+ * route, routes that need a credential or a permission, and one that fails.
+ */
+@Public()
+@Controller({ path: 'products', version: '1' })
+export class ProductsProbeController {
+  @Get()
+  list() {
+    return { data: [] };
+  }
+
+  @Get('boom')
+  boom(): never {
+    throw new Error('probe failure');
+  }
+
+  @Get('webhook')
+  @NoRateLimit()
+  webhook() {
+    return { exempt: true };
+  }
+
+  @Get('secure')
+  @Auth()
+  secure() {
+    return { secure: true };
+  }
+
+  @Post('admin')
+  @Auth({ permission: 'products:write' })
+  @HttpCode(HttpStatus.OK)
+  admin() {
+    return { admin: true };
+  }
+
+  @Get(':id')
+  one(@Param('id') id: string) {
+    return { id };
+  }
+
+  @Post()
+  create(@Body() body: ProbeBody) {
+    return { created: body.n ?? null };
+  }
+
+  @Put(':id')
+  replace(@Param('id') id: string) {
+    return { id };
+  }
+
+  @Patch(':id')
+  update(@Param('id') id: string) {
+    return { id };
+  }
+
+  @Delete(':id')
+  @HttpCode(HttpStatus.NO_CONTENT)
+  remove(): void {}
+
+  @Options()
+  @HttpCode(HttpStatus.NO_CONTENT)
+  options(): void {}
+}
+
+/** A group whose reads are public and whose writes need a credential. */
+@Controller({ path: 'orders', version: '1' })
+export class OrdersProbeController {
+  @Get()
+  @Public()
+  list() {
+    return { data: [] };
+  }
+
+  @Get('mine')
+  @Auth()
+  mine() {
+    return { data: [] };
+  }
+
+  @Post()
+  @Auth({ permission: 'orders:write' })
+  create() {
+    return { created: true };
+  }
+}
+
+@Public()
+@RateLimit({ limits: { POST: 30 } })
+@Controller({ path: 'files', version: '1' })
+export class FilesProbeController {
+  @Post()
+  upload() {
+    return { uploaded: true };
+  }
+
+  @Post('addimagefromurl')
+  addImageFromUrl() {
+    return { added: true };
+  }
+
+  @Put(':id')
+  replace(@Param('id') id: string) {
+    return { id };
+  }
+}
+
+@Public()
+@RateLimit({ limits: { POST: 60 } })
+@Controller({ path: 'marketingconversations', version: '1' })
+export class MarketingConversationsProbeController {
+  @Post(':id/messages')
+  send(@Param('id') id: string) {
+    return { id };
+  }
+
+  @Get()
+  list() {
+    return { data: [] };
+  }
+}
+
+@Module({
+  controllers: [
+    ProductsProbeController,
+    OrdersProbeController,
+    FilesProbeController,
+    MarketingConversationsProbeController,
+  ],
+})
+export class RateLimitProbeModule {}
