@@ -1,5 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { ManualClock } from '../src/common/clock/manual-clock';
+import { QueryCounter } from '../src/database/query-counter';
 import { type Account, createAccount, createCompanies, login, type LoginBody } from './support/fixtures';
 import { startTestApp, TEST_ENV, type TestApp } from './support/test-app';
 
@@ -244,6 +245,28 @@ describe('credentials', () => {
       expect(dup.status).toBe(400);
       expect(dup.body.error).toEqual(['error_validation']);
     });
+  });
+
+  it('sends no database query for a credential already seen (JWT and API key)', async () => {
+    const created = await t
+      .http()
+      .post('/v1/apikeys')
+      .set('authorization', session.jwt)
+      .send({ name: 'hot path', permissions: ['users:read'] })
+      .expect(201);
+    for (const credential of [session.jwt, created.body.api_key]) {
+      await t.http().get('/v1/users/me').set('authorization', credential).expect(200);
+      const before = QueryCounter.total;
+      for (let i = 0; i < 20; i++) await t.http().get('/v1/users/me').set('authorization', credential).expect(200);
+      expect(QueryCounter.total - before).toBe(0);
+    }
+    // A credential not seen before does cost its one lookup.
+    const before = QueryCounter.total;
+    const fresh = await login(t, account, company.id);
+    const afterLogin = QueryCounter.total;
+    await t.http().get('/v1/users/me').set('authorization', fresh.jwt).expect(200);
+    expect(afterLogin).toBeGreaterThan(before);
+    expect(QueryCounter.total - afterLogin).toBeGreaterThanOrEqual(1);
   });
 
   it('never writes a token, refresh token, API key secret or password to the log', () => {

@@ -4,6 +4,7 @@ import { DiscardOnTimeoutClient } from './discard-on-timeout-client';
 import { createEmbeddedPgDriver } from './embedded/embedded-pg-driver';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
+import { QueryCounter } from './query-counter';
 
 /**
  * The one description of the database, used by the app, the operator CLI, the migration runner and the
@@ -19,8 +20,9 @@ export function buildDataSourceOptions(config: AppConfig): DataSourceOptions {
     migrationsRun: false,
     // The schema comes only from migrations; TypeORM must not try to CREATE EXTENSION at connect.
     installExtensions: false,
-    // TypeORM's logger prints query parameters (password hashes, token digests): keep it silent.
+    // TypeORM's own logger prints query parameters (password hashes, token digests); ours only counts.
     logging: false,
+    logger: new QueryCounter(),
   };
 
   if (config.usesEmbeddedDatabase) {

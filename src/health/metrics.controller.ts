@@ -3,6 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/auth.decorator';
 import { CredentialService } from '../auth/credentials/credential.service';
 import { NoRateLimit } from '../rate-limit/rate-limit.decorator';
+import { QueryCounter } from '../database/query-counter';
 import { RATE_LIMIT_STORAGE, type RateLimitStorage } from '../rate-limit/storage/rate-limit-storage';
 import { ResilientRateLimitStorage } from '../rate-limit/storage/resilient-rate-limit.storage';
 
@@ -34,6 +35,9 @@ export class MetricsController {
       '# HELP credential_cache_entries Credentials remembered by this instance.',
       '# TYPE credential_cache_entries gauge',
       `credential_cache_entries ${this.credentials.cachedCount}`,
+      '# HELP db_queries_total Statements this instance sent to the database.',
+      '# TYPE db_queries_total counter',
+      `db_queries_total ${QueryCounter.total}`,
       '',
     ].join('\n');
   }

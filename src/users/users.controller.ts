@@ -14,7 +14,7 @@ export class UsersController {
   @Auth()
   @ApiOperation({ summary: 'Who the credential acts as: employee, company, permissions' })
   @ApiOkResponse({ type: MeDto })
-  me(@CurrentPrincipal() principal: Principal): Promise<MeDto> {
+  me(@CurrentPrincipal() principal: Principal): MeDto {
     return this.users.me(principal);
   }
 

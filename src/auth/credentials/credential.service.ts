@@ -32,25 +32,39 @@ export function sha256Hex(value: string): string {
   return createHash('sha256').update(value).digest('hex');
 }
 
-interface TokenRow {
+/** Who a credential belongs to, read in the same query as the credential itself. */
+interface OwnerColumns {
+  employee_id: number;
+  employee_email: string;
+  employee_name: string;
+  company_id: number;
+  company_name: string;
+}
+
+interface TokenRow extends OwnerColumns {
   id: string;
   session_id: string;
-  company_id: number;
   expires_at: Date;
   revoked_at: Date | null;
-  employee_id: number;
   ended_at: Date | null;
   permissions: Grant[] | null;
 }
 
-interface ApiKeyRow {
+interface ApiKeyRow extends OwnerColumns {
   id: string;
   secret_hash: string;
-  employee_id: number;
-  company_id: number;
   permissions: Grant[];
   revoked_at: Date | null;
   owner_permissions: Grant[] | null;
+}
+
+const OWNER_COLUMNS = `e.email AS employee_email, e.name AS employee_name, c.name AS company_name`;
+
+function ownerOf(row: OwnerColumns): Pick<Principal, 'employee' | 'company'> {
+  return {
+    employee: { id: row.employee_id, email: row.employee_email, name: row.employee_name },
+    company: { id: row.company_id, name: row.company_name },
+  };
 }
 
 interface JwtClaims {
@@ -132,9 +146,11 @@ export class CredentialService {
 
     const rows: TokenRow[] = await this.dataSource.query(
       `SELECT t.id, t.session_id, t.company_id, t.expires_at, t.revoked_at, s.employee_id, s.ended_at,
-              m.permissions
+              m.permissions, ${OWNER_COLUMNS}
          FROM issued_token t
          JOIN login_session s ON s.id = t.session_id
+         JOIN employee e ON e.id = s.employee_id
+         JOIN company c ON c.id = t.company_id
          LEFT JOIN membership m ON m.employee_id = s.employee_id AND m.company_id = t.company_id
         WHERE t.token_hash = $1`,
       [hash],
@@ -159,6 +175,7 @@ export class CredentialService {
       permissions: row.permissions,
       sessionId: row.session_id,
       credentialId: row.id,
+      ...ownerOf(row),
     };
     return { status: 'valid', principal, expiresAtMs: new Date(row.expires_at).getTime(), freshUntilMs };
   }
@@ -184,8 +201,10 @@ export class CredentialService {
 
     const rows: ApiKeyRow[] = await this.dataSource.query(
       `SELECT k.id, k.secret_hash, k.employee_id, k.company_id, k.permissions, k.revoked_at,
-              m.permissions AS owner_permissions
+              m.permissions AS owner_permissions, ${OWNER_COLUMNS}
          FROM api_key k
+         JOIN employee e ON e.id = k.employee_id
+         JOIN company c ON c.id = k.company_id
          LEFT JOIN membership m ON m.employee_id = k.employee_id AND m.company_id = k.company_id
         WHERE k.key_id = $1`,
       [keyId],
@@ -203,6 +222,7 @@ export class CredentialService {
       permissions: intersectGrants(row.permissions, row.owner_permissions),
       sessionId: null,
       credentialId: row.id,
+      ...ownerOf(row),
     };
     return { status: 'valid', principal, expiresAtMs: Number.POSITIVE_INFINITY, freshUntilMs };
   }

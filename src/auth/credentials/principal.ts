@@ -10,6 +10,9 @@ export interface Principal {
   sessionId: string | null;
   /** The JWT's id (`jti`) or the API key's id. */
   credentialId: string;
+  /** Loaded with the credential, so describing the caller costs no query of its own. */
+  employee: { id: number; email: string; name: string };
+  company: { id: number; name: string };
 }
 
 /** The outcome of reading a request's credential, decided once per request and shared by every guard. */
