@@ -1,0 +1,348 @@
+'use strict';
+/**
+ * `npm run bench`: the per-request cost of credential check, rate limit and permission check, as ratios to a
+ * bare NestJS route on the same adapter measured in the same run. See bench/README.md.
+ */
+const { mkdtempSync, rmSync, writeFileSync, mkdirSync } = require('node:fs');
+const { tmpdir, cpus, totalmem } = require('node:os');
+const { join } = require('node:path');
+const { randomBytes } = require('node:crypto');
+const { Client } = require('pg');
+const { startServer, startService, stop, killAll, cli, load } = require('./lib/processes');
+
+const settings = {
+  duration: Number(process.env.BENCH_DURATION ?? 10),
+  warmup: Number(process.env.BENCH_WARMUP ?? 2),
+  rounds: Number(process.env.BENCH_ROUNDS ?? 3),
+  connections: Number(process.env.BENCH_CONNECTIONS ?? 50),
+  databaseUrl: process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL,
+  redisUrl: process.env.BENCH_REDIS_URL ?? process.env.REDIS_URL,
+};
+const PASSWORD = 'bench password, long enough';
+const EMAIL = 'bench@example.test';
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+/** The environment of a service under test: production mode, limits scaled out of the way, logs quiet. */
+function serviceEnv(overrides) {
+  return {
+    PATH: process.env.PATH,
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    RATE_LIMIT_SCALE: '1000000',
+    LOG_LEVEL: 'warn',
+    ...overrides,
+  };
+}
+
+async function json(url, { method = 'GET', headers = {}, body } = {}) {
+  const response = await fetch(url, {
+    method,
+    headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : null };
+}
+
+async function queriesSoFar(url) {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return Number(/^db_queries_total (\d+)/m.exec(text)?.[1] ?? NaN);
+}
+
+async function seed(env) {
+  const company = await cli(env, 'company:create', '--name', 'Bench Co');
+  await cli(env, 'employee:create', '--email', EMAIL, '--password', PASSWORD, '--name', 'Bench');
+  await cli(env, 'membership:add', '--email', EMAIL, '--company', String(company.id), '--permissions', '*');
+  return company.id;
+}
+
+async function prepare(url, companyId) {
+  const login = await json(`${url}/v1/users/authenticatefinish`, {
+    method: 'POST',
+    body: { email: EMAIL, password: PASSWORD, company_id: companyId },
+  });
+  if (login.status !== 200) throw new Error(`login failed: ${login.status} ${JSON.stringify(login.body)}`);
+  const jwt = login.body.jwt;
+  const key = await json(`${url}/v1/apikeys`, {
+    method: 'POST',
+    headers: { authorization: jwt },
+    body: { name: 'bench', permissions: ['users:read', 'products:read'] },
+  });
+  let products = false;
+  for (let i = 0; i < 20; i++) {
+    const created = await json(`${url}/v1/products`, {
+      method: 'POST',
+      headers: { authorization: jwt },
+      body: { name: `Product ${i}`, sku: `SKU-${i}`, price: 1000 + i },
+    });
+    products = created.status === 201;
+    if (!products) break;
+  }
+  return { jwt, apiKey: key.body.api_key, products };
+}
+
+/** Warm-up, then one measured run; with the database statements the service sent during it. */
+async function measure(job) {
+  await load({ ...job, duration: settings.warmup, connections: settings.connections });
+  const before = job.service ? await queriesSoFar(job.service) : NaN;
+  const result = await load({ ...job, duration: settings.duration, connections: settings.connections });
+  const after = job.service ? await queriesSoFar(job.service) : NaN;
+  return { ...result, queriesPerRequest: job.service ? (after - before) / Math.max(1, result.total) : null };
+}
+
+async function measureRows(rows) {
+  const samples = new Map(rows.map((row) => [row.name, []]));
+  // Rounds interleave the rows, so drift on the machine touches the baseline and the rows alike.
+  for (let round = 0; round < settings.rounds; round++) {
+    for (const row of rows) {
+      process.stderr.write(`  round ${round + 1}/${settings.rounds}: ${row.name}\n`);
+      samples.get(row.name).push(await measure(row));
+    }
+  }
+  return rows.map((row) => {
+    const runs = samples.get(row.name);
+    return {
+      name: row.name,
+      rps: median(runs.map((r) => r.rps)),
+      p50: median(runs.map((r) => r.p50)),
+      p99: median(runs.map((r) => r.p99)),
+      statuses: runs[runs.length - 1].statuses,
+      queriesPerRequest: row.service ? median(runs.map((r) => r.queriesPerRequest)) : null,
+    };
+  });
+}
+
+async function embeddedRows() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'staff-auth-bench-'));
+  const env = serviceEnv({ DATA_DIR: dataDir, SEED_DEMO: 'false' });
+  try {
+    const companyId = await seed(env);
+    const service = await startService(env, { label: 'service (embedded)' });
+    try {
+      const { jwt, apiKey, products } = await prepare(service.url, companyId);
+      const me = await json(`${service.url}/v1/users/me`, { headers: { authorization: jwt } });
+      const bare = await startServer('bench/bare-app.js', { PATH: process.env.PATH, BARE_BODY: JSON.stringify(me.body) }, {
+        label: 'bare app',
+      });
+      try {
+        const rows = [
+          { name: 'baseline: bare NestJS route, same JSON', url: `${bare.url}/bare/me` },
+          { name: 'GET /v1/users/me, JWT, memory store', url: `${service.url}/v1/users/me`, headers: { authorization: jwt }, service: service.url },
+          { name: 'GET /v1/users/me, API key, memory store', url: `${service.url}/v1/users/me`, headers: { authorization: apiKey }, service: service.url },
+        ];
+        if (products) {
+          rows.push({
+            name: 'GET /v1/products (20 records), JWT',
+            url: `${service.url}/v1/products?per_page=20`,
+            headers: { authorization: jwt },
+            service: service.url,
+          });
+        }
+        const measured = await measureRows(rows);
+        const logins = await measureRows([
+          {
+            name: 'POST /v1/users/authenticatefinish (logins/s)',
+            url: `${service.url}/v1/users/authenticatefinish`,
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ email: EMAIL, password: PASSWORD, company_id: companyId }),
+            service: service.url,
+          },
+        ]);
+        return { rows: [...measured, ...logins], products };
+      } finally {
+        await bare.stop();
+      }
+    } finally {
+      await service.stop();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** A counter already over its limit: the real limits (scale 1), one token hammering one counter. */
+async function limitedRows() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'staff-auth-bench-'));
+  const env = serviceEnv({ DATA_DIR: dataDir, SEED_DEMO: 'false', RATE_LIMIT_SCALE: '1' });
+  try {
+    const companyId = await seed(env);
+    const service = await startService(env, { label: 'service (limited)' });
+    try {
+      const login = await json(`${service.url}/v1/users/authenticatefinish`, {
+        method: 'POST',
+        body: { email: EMAIL, password: PASSWORD, company_id: companyId },
+      });
+      return await measureRows([
+        {
+          name: '429 path (counter over its limit), JWT',
+          url: `${service.url}/v1/users/me`,
+          headers: { authorization: login.body.jwt },
+          service: service.url,
+        },
+      ]);
+    } finally {
+      await service.stop();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function withFreshDatabase(serverUrl, work) {
+  const name = `staff_auth_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  try {
+    return await work(url.toString());
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+/** PostgreSQL + Redis: the Redis-backed limiter, and how fast a logout reaches a second instance. */
+async function sharedRows(baselineUrl) {
+  return withFreshDatabase(settings.databaseUrl, async (databaseUrl) => {
+    const env = serviceEnv({
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: settings.redisUrl,
+      REDIS_KEY_PREFIX: `bench-${randomBytes(3).toString('hex')}:`,
+    });
+    const companyId = await seed(env);
+    const a = await startService(env, { label: 'instance A' });
+    const b = await startService(env, { label: 'instance B' });
+    try {
+      const { jwt } = await prepare(a.url, companyId);
+      const rows = await measureRows([
+        { name: 'baseline again (for the Redis row)', url: baselineUrl },
+        {
+          name: 'GET /v1/users/me, JWT, Redis store (PostgreSQL)',
+          url: `${a.url}/v1/users/me`,
+          headers: { authorization: jwt },
+          service: a.url,
+        },
+      ]);
+      const revocation = await revocationLatency(a.url, b.url, companyId);
+      return { rows, revocation };
+    } finally {
+      await stop(a.child);
+      await stop(b.child);
+    }
+  });
+}
+
+/** From the start of a logout on A to the first request on B that is refused, B having cached the token. */
+async function revocationLatency(aUrl, bUrl, companyId) {
+  const samples = [];
+  let refusedAtOnce = 0;
+  for (let i = 0; i < 20; i++) {
+    const login = await json(`${aUrl}/v1/users/authenticatefinish`, {
+      method: 'POST',
+      body: { email: EMAIL, password: PASSWORD, company_id: companyId },
+    });
+    const jwt = login.body.jwt;
+    await json(`${bUrl}/v1/users/me`, { headers: { authorization: jwt } });
+    const started = performance.now();
+    await json(`${aUrl}/v1/users/logout`, { method: 'POST', headers: { authorization: jwt } });
+    let attempts = 0;
+    for (;;) {
+      attempts++;
+      const res = await json(`${bUrl}/v1/users/me`, { headers: { authorization: jwt } });
+      if (res.status === 400) break;
+      if (performance.now() - started > 5000) throw new Error('B never refused the logged-out token');
+    }
+    if (attempts === 1) refusedAtOnce++;
+    samples.push(performance.now() - started);
+  }
+  return { medianMs: median(samples), maxMs: Math.max(...samples), refusedAtOnce, of: samples.length };
+}
+
+function storageMicroBenchmarks() {
+  const { execFileSync } = require('node:child_process');
+  return execFileSync(process.execPath, ['--expose-gc', 'bench/rate-limit-storage.bench.js'], {
+    env: { ...process.env, ...(settings.redisUrl ? { REDIS_URL: settings.redisUrl } : {}) },
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
+}
+
+function table(rows, baselineRps) {
+  const lines = ['| row | req/s | p50 ms | p99 ms | vs baseline | DB queries/request | statuses |', '|---|---|---|---|---|---|---|'];
+  for (const row of rows) {
+    const ratio = row.baselineRps ?? baselineRps;
+    lines.push(
+      `| ${row.name} | ${Math.round(row.rps).toLocaleString('en')} | ${row.p50} | ${row.p99} | ` +
+        `${((row.rps / ratio) * 100).toFixed(1)} % | ${row.queriesPerRequest === null ? '-' : row.queriesPerRequest.toFixed(3)} | ` +
+        `${Object.entries(row.statuses).map(([code, count]) => `${code}: ${count}`).join(', ')} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+async function main() {
+  const started = new Date();
+  process.stderr.write(`bench: ${settings.rounds} rounds × ${settings.duration} s, ${settings.connections} connections\n`);
+  const embedded = await embeddedRows();
+  const baseline = embedded.rows[0].rps;
+  const limited = await limitedRows();
+  let shared = null;
+  if (settings.databaseUrl && settings.redisUrl) {
+    const bare = await startServer('bench/bare-app.js', { PATH: process.env.PATH }, { label: 'bare app' });
+    try {
+      shared = await sharedRows(`${bare.url}/bare/me`);
+    } finally {
+      await bare.stop();
+    }
+    // The Redis row is compared with the baseline measured beside it.
+    shared.rows[1].baselineRps = shared.rows[0].rps;
+  }
+  const storage = storageMicroBenchmarks();
+
+  const report = [
+    `# Benchmark ${started.toISOString()}`,
+    '',
+    `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}.`,
+    `Load: autocannon in a separate process, ${settings.connections} connections, ${settings.duration} s per run ` +
+      `after ${settings.warmup} s of warm-up, median of ${settings.rounds} interleaved rounds. Services in production mode, LOG_LEVEL=warn.`,
+    `argon2id cost for logins: 19456 KiB, 2 passes, 1 lane (the defaults).`,
+    '',
+    table([...embedded.rows, ...limited, ...(shared ? shared.rows : [])], baseline),
+    '',
+    shared
+      ? `Revocation seen by a second instance (PostgreSQL + Redis), from the start of the logout on A to B's refusal: ` +
+        `median ${shared.revocation.medianMs.toFixed(1)} ms, max ${shared.revocation.maxMs.toFixed(1)} ms; ` +
+        `B refused on its first request after the logout in ${shared.revocation.refusedAtOnce}/${shared.revocation.of} rounds.`
+      : 'PostgreSQL + Redis rows skipped: set DATABASE_URL and REDIS_URL (or BENCH_DATABASE_URL, BENCH_REDIS_URL).',
+    '',
+    '## Rate-limit storages',
+    '',
+    '```',
+    storage.trim(),
+    '```',
+    '',
+  ].join('\n');
+  process.stdout.write(`${report}\n`);
+  mkdirSync('bench/results', { recursive: true });
+  writeFileSync('bench/results/latest.md', report);
+}
+
+process.on('SIGINT', () => {
+  killAll();
+  process.exit(130);
+});
+main().catch((error) => {
+  killAll();
+  process.stderr.write(`bench failed: ${error.stack ?? error}\n`);
+  process.exit(1);
+});
