@@ -10,8 +10,12 @@ import type { AppConfig } from './config/app-config';
 import { CompanyModule } from './company/company.module';
 import { CoreModule } from './core.module';
 import { EmployeeModule } from './employee/employee.module';
+import { FilesModule } from './files/files.module';
 import { HealthModule } from './health/health.module';
+import { MarketingConversationsModule } from './marketing-conversations/marketing-conversations.module';
 import { MembershipModule } from './membership/membership.module';
+import { OrdersModule } from './orders/orders.module';
+import { ProductsModule } from './products/products.module';
 import { RateLimitStorageModule } from './rate-limit/rate-limit-storage.module';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
@@ -35,6 +39,10 @@ export class AppModule {
         RateLimitModule,
         UsersModule,
         ApiKeysModule,
+        FilesModule,
+        ProductsModule,
+        OrdersModule,
+        MarketingConversationsModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },

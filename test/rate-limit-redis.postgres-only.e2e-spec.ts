@@ -133,7 +133,7 @@ describe('request rate limit shared through Redis by two instances', () => {
     for (let round = 0; round < 20; round++) {
       const ip = freshIp();
       const answers = await Promise.all(
-        Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? a : b).send('GET', '/v1/products', ip)),
+        Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? a : b).send('GET', '/v1/probe-products', ip)),
       );
       const passed = answers.filter((answer) => answer.status === 200);
       const limited = answers.filter((answer) => answer.status === 429);
@@ -159,18 +159,18 @@ describe('request rate limit shared through Redis by two instances', () => {
 
   it('the counter resets once its 3-second window (real time, Redis PTTL) is over', async () => {
     const ip = freshIp();
-    const first = await a.send('DELETE', '/v1/products/1', ip);
+    const first = await a.send('DELETE', '/v1/probe-products/1', ip);
     const windowStartedBy = Date.now();
     expect(first).toMatchObject({ status: 204, limit: '3', remaining: '2' });
-    expect(await b.send('DELETE', '/v1/products/1', ip)).toMatchObject({ status: 204, remaining: '1' });
-    expect(await a.send('DELETE', '/v1/products/1', ip)).toMatchObject({ status: 204, remaining: '0' });
-    const limited = await b.send('DELETE', '/v1/products/1', ip);
+    expect(await b.send('DELETE', '/v1/probe-products/1', ip)).toMatchObject({ status: 204, remaining: '1' });
+    expect(await a.send('DELETE', '/v1/probe-products/1', ip)).toMatchObject({ status: 204, remaining: '0' });
+    const limited = await b.send('DELETE', '/v1/probe-products/1', ip);
     expectLimited(limited);
     expect(Number(limited.retryAfter)).toBeLessThanOrEqual(3);
 
     await sleep(Math.max(0, windowStartedBy + 3000 + 50 - Date.now()));
-    expect(await b.send('DELETE', '/v1/products/1', ip)).toMatchObject({ status: 204, limit: '3', remaining: '2' });
-    expect(await a.send('DELETE', '/v1/products/1', ip)).toMatchObject({ status: 204, remaining: '1' });
+    expect(await b.send('DELETE', '/v1/probe-products/1', ip)).toMatchObject({ status: 204, limit: '3', remaining: '2' });
+    expect(await a.send('DELETE', '/v1/probe-products/1', ip)).toMatchObject({ status: 204, remaining: '1' });
   });
 });
 
@@ -260,9 +260,9 @@ describe('Redis stops mid-run', () => {
   it('fails open per instance within a deadline, counts the fallbacks, and shares counters again after a restart', async () => {
     // Shared while Redis runs: hits through A and B add up.
     const before = freshIp();
-    await a.send('GET', '/v1/products', before);
-    await a.send('GET', '/v1/products', before);
-    expect(await b.send('GET', '/v1/products', before)).toMatchObject({ status: 200, remaining: '27' });
+    await a.send('GET', '/v1/probe-products', before);
+    await a.send('GET', '/v1/probe-products', before);
+    expect(await b.send('GET', '/v1/probe-products', before)).toMatchObject({ status: 200, remaining: '27' });
     const [fallbacksA, fallbacksB] = [(await a.metrics()).fallbacks, (await b.metrics()).fallbacks];
 
     await redis.kill();
@@ -270,8 +270,8 @@ describe('Redis stops mid-run', () => {
     // Every request is answered, quickly; each instance now limits on its own.
     const ip = freshIp();
     const answers: Answer[] = [];
-    for (let i = 0; i < 31; i++) answers.push(await a.send('GET', '/v1/products', ip));
-    for (let i = 0; i < 5; i++) answers.push(await b.send('GET', '/v1/products', ip));
+    for (let i = 0; i < 31; i++) answers.push(await a.send('GET', '/v1/probe-products', ip));
+    for (let i = 0; i < 5; i++) answers.push(await b.send('GET', '/v1/probe-products', ip));
     for (const answer of answers) {
       expect([200, 429]).toContain(answer.status);
       expect(answer.ms).toBeLessThan(OUTAGE_DEADLINE_MS);
@@ -298,7 +298,7 @@ describe('Redis stops mid-run', () => {
       if (Date.now() > deadline) throw new Error('the breakers did not close within 10 s of Redis coming back');
       for (const instance of [a, b]) {
         if (closed.has(instance)) continue;
-        const probe = await instance.send('GET', '/v1/products', freshIp());
+        const probe = await instance.send('GET', '/v1/probe-products', freshIp());
         expect(probe.ms).toBeLessThan(OUTAGE_DEADLINE_MS);
         if ((await instance.metrics()).breakerOpen === 0) closed.add(instance);
       }
@@ -312,13 +312,13 @@ describe('Redis stops mid-run', () => {
     const remaining: string[] = [];
     for (const instance of [a, b, a]) {
       for (let i = 0; i < 10; i++) {
-        const answer = await instance.send('GET', '/v1/products', after);
+        const answer = await instance.send('GET', '/v1/probe-products', after);
         expect(answer.status).toBe(200);
         remaining.push(answer.remaining!);
       }
     }
     expect(remaining).toEqual(Array.from({ length: 30 }, (_, i) => String(29 - i)));
-    expectLimited(await b.send('GET', '/v1/products', after));
+    expectLimited(await b.send('GET', '/v1/probe-products', after));
     expect(await a.metrics()).toEqual({ fallbacks: sharedA, breakerOpen: 0 });
     expect(await b.metrics()).toEqual({ fallbacks: sharedB, breakerOpen: 0 });
   });

@@ -109,13 +109,13 @@ describe('request rate limit (memory storage, one instance)', () => {
 
   describe('per method: exactly the table’s number pass in a window, the next is refused, the window resets', () => {
     it.each<[Method, string, number, number]>([
-      ['get', '/v1/products', 30, 200],
-      ['post', '/v1/products', 15, 201],
-      ['put', '/v1/products/7', 15, 200],
-      ['patch', '/v1/products/7', 30, 200],
-      ['delete', '/v1/products/7', 3, 204],
-      ['head', '/v1/products', 30, 200],
-      ['options', '/v1/products', 30, 204],
+      ['get', '/v1/probe-products', 30, 200],
+      ['post', '/v1/probe-products', 15, 201],
+      ['put', '/v1/probe-products/7', 15, 200],
+      ['patch', '/v1/probe-products/7', 30, 200],
+      ['delete', '/v1/probe-products/7', 3, 204],
+      ['head', '/v1/probe-products', 30, 200],
+      ['options', '/v1/probe-products', 30, 204],
     ])('%s %s: %i per 3 s', async (method, path, limit, okStatus) => {
       const ip = freshIp();
       const identifier = `${ip}|${method.toUpperCase()}|products|-`;
@@ -136,10 +136,10 @@ describe('request rate limit (memory storage, one instance)', () => {
 
     it('counts each method separately within one group', async () => {
       const ip = freshIp();
-      for (let i = 0; i < 3; i++) await from(ip, 'delete', '/v1/products/1').expect(204);
-      expectLimited(await from(ip, 'delete', '/v1/products/1'), 3, `${ip}|DELETE|products|-`);
-      expectCounted(await from(ip, 'get', '/v1/products'), 200, 30, 29, `${ip}|GET|products|-`);
-      expectCounted(await from(ip, 'post', '/v1/products'), 201, 15, 14, `${ip}|POST|products|-`);
+      for (let i = 0; i < 3; i++) await from(ip, 'delete', '/v1/probe-products/1').expect(204);
+      expectLimited(await from(ip, 'delete', '/v1/probe-products/1'), 3, `${ip}|DELETE|products|-`);
+      expectCounted(await from(ip, 'get', '/v1/probe-products'), 200, 30, 29, `${ip}|GET|products|-`);
+      expectCounted(await from(ip, 'post', '/v1/probe-products'), 201, 15, 14, `${ip}|POST|products|-`);
     });
   });
 
@@ -148,23 +148,23 @@ describe('request rate limit (memory storage, one instance)', () => {
       const ip = freshIp();
       const identifier = `${ip}|POST|files|-`;
       for (let i = 1; i <= 30; i++) {
-        const path = i % 2 === 0 ? '/v1/files' : '/v1/files/addimagefromurl';
+        const path = i % 2 === 0 ? '/v1/probe-files' : '/v1/probe-files/addimagefromurl';
         expectCounted(await from(ip, 'post', path), 201, 30, 30 - i, identifier);
       }
-      expectLimited(await from(ip, 'post', '/v1/files'), 30, identifier);
-      expectLimited(await from(ip, 'post', '/v1/files/addimagefromurl'), 30, identifier);
-      expectCounted(await from(ip, 'put', '/v1/files/1'), 200, 15, 14, `${ip}|PUT|files|-`);
+      expectLimited(await from(ip, 'post', '/v1/probe-files'), 30, identifier);
+      expectLimited(await from(ip, 'post', '/v1/probe-files/addimagefromurl'), 30, identifier);
+      expectCounted(await from(ip, 'put', '/v1/probe-files/1'), 200, 15, 14, `${ip}|PUT|files|-`);
     });
 
     it('marketingconversations: POST 60; GET keeps 30', async () => {
       const ip = freshIp();
       const identifier = `${ip}|POST|marketingconversations|-`;
       for (let i = 1; i <= 60; i++) {
-        expectCounted(await from(ip, 'post', `/v1/marketingconversations/c${i}/messages`), 201, 60, 60 - i, identifier);
+        expectCounted(await from(ip, 'post', `/v1/probe-marketingconversations/c${i}/messages`), 201, 60, 60 - i, identifier);
       }
-      expectLimited(await from(ip, 'post', '/v1/marketingconversations/c1/messages'), 60, identifier);
+      expectLimited(await from(ip, 'post', '/v1/probe-marketingconversations/c1/messages'), 60, identifier);
       expectCounted(
-        await from(ip, 'get', '/v1/marketingconversations'),
+        await from(ip, 'get', '/v1/probe-marketingconversations'),
         200,
         30,
         29,
@@ -177,22 +177,22 @@ describe('request rate limit (memory storage, one instance)', () => {
     it('is never limited and never counted; its headers show the group’s counter, untouched', async () => {
       const ip = freshIp();
       const identifier = `${ip}|GET|products|-`;
-      for (let i = 0; i < 70; i++) expectCounted(await from(ip, 'get', '/v1/products/webhook'), 200, 30, 30, identifier);
-      expectCounted(await from(ip, 'get', '/v1/products'), 200, 30, 29, identifier);
+      for (let i = 0; i < 70; i++) expectCounted(await from(ip, 'get', '/v1/probe-products/webhook'), 200, 30, 30, identifier);
+      expectCounted(await from(ip, 'get', '/v1/probe-products'), 200, 30, 29, identifier);
 
-      for (let i = 0; i < 29; i++) await from(ip, 'get', '/v1/products').expect(200);
-      expectLimited(await from(ip, 'get', '/v1/products'), 30, identifier);
+      for (let i = 0; i < 29; i++) await from(ip, 'get', '/v1/probe-products').expect(200);
+      expectLimited(await from(ip, 'get', '/v1/probe-products'), 30, identifier);
       // The group is exhausted, the exempt route still answers.
-      expectCounted(await from(ip, 'get', '/v1/products/webhook'), 200, 30, 0, identifier);
+      expectCounted(await from(ip, 'get', '/v1/probe-products/webhook'), 200, 30, 0, identifier);
     });
   });
 
   describe('counter separation', () => {
     it('GET /v1/products and GET /v1/orders are independent counters', async () => {
       const ip = freshIp();
-      for (let i = 0; i < 30; i++) await from(ip, 'get', '/v1/products').expect(200);
-      expectLimited(await from(ip, 'get', '/v1/products'), 30, `${ip}|GET|products|-`);
-      expectCounted(await from(ip, 'get', '/v1/orders'), 200, 30, 29, `${ip}|GET|orders|-`);
+      for (let i = 0; i < 30; i++) await from(ip, 'get', '/v1/probe-products').expect(200);
+      expectLimited(await from(ip, 'get', '/v1/probe-products'), 30, `${ip}|GET|products|-`);
+      expectCounted(await from(ip, 'get', '/v1/probe-orders'), 200, 30, 29, `${ip}|GET|orders|-`);
     });
 
     it('two valid tokens, even of one account, have their own counters; no token has a third', async () => {
@@ -201,37 +201,37 @@ describe('request rate limit (memory storage, one instance)', () => {
       const ip = freshIp();
       for (let i = 1; i <= 30; i++) {
         expectCounted(
-          await from(ip, 'get', '/v1/orders/mine', first.jwt),
+          await from(ip, 'get', '/v1/probe-orders/mine', first.jwt),
           200,
           30,
           30 - i,
           `${ip}|GET|orders|${tokenHash(first.jwt)}`,
         );
       }
-      expectLimited(await from(ip, 'get', '/v1/orders/mine', first.jwt), 30, `${ip}|GET|orders|${tokenHash(first.jwt)}`);
+      expectLimited(await from(ip, 'get', '/v1/probe-orders/mine', first.jwt), 30, `${ip}|GET|orders|${tokenHash(first.jwt)}`);
       for (const session of [second, other]) {
         expectCounted(
-          await from(ip, 'get', '/v1/orders/mine', session.jwt),
+          await from(ip, 'get', '/v1/probe-orders/mine', session.jwt),
           200,
           30,
           29,
           `${ip}|GET|orders|${tokenHash(session.jwt)}`,
         );
       }
-      expectCounted(await from(ip, 'get', '/v1/orders/mine'), 401, 30, 29, `${ip}|GET|orders|-`);
+      expectCounted(await from(ip, 'get', '/v1/probe-orders/mine'), 401, 30, 29, `${ip}|GET|orders|-`);
     });
 
     it('one token from two client IPs has two counters', async () => {
       const session = await loginAs(owner);
       const [ipA, ipB] = [freshIp(), freshIp()];
-      for (let i = 0; i < 30; i++) await from(ipA, 'get', '/v1/orders/mine', session.jwt).expect(200);
+      for (let i = 0; i < 30; i++) await from(ipA, 'get', '/v1/probe-orders/mine', session.jwt).expect(200);
       expectLimited(
-        await from(ipA, 'get', '/v1/orders/mine', session.jwt),
+        await from(ipA, 'get', '/v1/probe-orders/mine', session.jwt),
         30,
         `${ipA}|GET|orders|${tokenHash(session.jwt)}`,
       );
       expectCounted(
-        await from(ipB, 'get', '/v1/orders/mine', session.jwt),
+        await from(ipB, 'get', '/v1/probe-orders/mine', session.jwt),
         200,
         30,
         29,
@@ -257,17 +257,17 @@ describe('request rate limit (memory storage, one instance)', () => {
       const identifier = `${ip}|GET|orders|-`;
       const statuses = new Set<number>();
       for (let i = 1; i <= 30; i++) {
-        const res = await from(ip, 'get', '/v1/orders/mine', inventions[i % inventions.length]());
+        const res = await from(ip, 'get', '/v1/probe-orders/mine', inventions[i % inventions.length]());
         expectCounted(res, res.status, 30, 30 - i, identifier);
         statuses.add(res.status);
       }
       // 401 for the unknown, Bearer-prefixed and missing ones, 400 for the revoked one: all counted.
       expect([...statuses].sort()).toEqual([400, 401]);
-      expectLimited(await from(ip, 'get', '/v1/orders/mine', randomBytes(24).toString('hex')), 30, identifier);
-      expectLimited(await from(ip, 'get', '/v1/orders/mine', `Bearer ${session.jwt}`), 30, identifier);
+      expectLimited(await from(ip, 'get', '/v1/probe-orders/mine', randomBytes(24).toString('hex')), 30, identifier);
+      expectLimited(await from(ip, 'get', '/v1/probe-orders/mine', `Bearer ${session.jwt}`), 30, identifier);
       // The real token still has its own, untouched counter.
       expectCounted(
-        await from(ip, 'get', '/v1/orders/mine', session.jwt),
+        await from(ip, 'get', '/v1/probe-orders/mine', session.jwt),
         200,
         30,
         29,
@@ -280,11 +280,11 @@ describe('request rate limit (memory storage, one instance)', () => {
       const ip = freshIp();
       const identifier = `${ip}|POST|products|${tokenHash(reader.jwt)}`;
       for (let i = 1; i <= 15; i++) {
-        const res = await from(ip, 'post', '/v1/products/admin', reader.jwt);
+        const res = await from(ip, 'post', '/v1/probe-products/admin', reader.jwt);
         expectCounted(res, 403, 15, 15 - i, identifier);
         expect(res.body.error).toEqual(['error_permission_denied']);
       }
-      expectLimited(await from(ip, 'post', '/v1/products/admin', reader.jwt), 15, identifier);
+      expectLimited(await from(ip, 'post', '/v1/probe-products/admin', reader.jwt), 15, identifier);
     });
   });
 
@@ -298,7 +298,7 @@ describe('request rate limit (memory storage, one instance)', () => {
       const ip = freshIp();
 
       for (const credential of [session.jwt, apiKey]) {
-        const res = await from(ip, 'get', '/v1/orders/mine', credential).expect(200);
+        const res = await from(ip, 'get', '/v1/probe-orders/mine', credential).expect(200);
         const identifier = res.headers['x-rate-limit-identifier'];
         expect(identifier).toBe(`${ip}|GET|orders|${tokenHash(credential)}`);
         expect(identifier).toMatch(IDENTIFIER);
@@ -306,30 +306,30 @@ describe('request rate limit (memory storage, one instance)', () => {
       }
       expect(tokenHash(session.jwt)).toMatch(/^[0-9a-f]{16}$/);
 
-      const anonymous = await from(ip, 'get', '/v1/products').expect(200);
+      const anonymous = await from(ip, 'get', '/v1/probe-products').expect(200);
       expect(anonymous.headers['x-rate-limit-identifier']).toBe(`${ip}|GET|products|-`);
-      const bearer = await from(ip, 'get', '/v1/orders/mine', `Bearer ${session.jwt}`).expect(401);
+      const bearer = await from(ip, 'get', '/v1/probe-orders/mine', `Bearer ${session.jwt}`).expect(401);
       expect(bearer.headers['x-rate-limit-identifier']).toBe(`${ip}|GET|orders|-`);
       expect(bearer.headers['x-rate-limit-identifier']).not.toContain(session.jwt);
       // The same token on a public route of another group: the hash names the token wherever it goes.
-      const publicRoute = await from(ip, 'post', '/v1/files', session.jwt).expect(201);
+      const publicRoute = await from(ip, 'post', '/v1/probe-files', session.jwt).expect(201);
       expect(publicRoute.headers['x-rate-limit-identifier']).toBe(`${ip}|POST|files|${tokenHash(session.jwt)}`);
     });
   });
 
   describe('headers on every /v1 response', () => {
     it.each<[string, number, (ip: string, jwt: string) => Test]>([
-      ['200', 200, (ip) => from(ip, 'get', '/v1/products')],
-      ['201', 201, (ip) => from(ip, 'post', '/v1/products').send({ n: 1 })],
-      ['204', 204, (ip) => from(ip, 'delete', '/v1/products/1')],
-      ['400 validation', 400, (ip) => from(ip, 'post', '/v1/products').send({ n: -1 })],
+      ['200', 200, (ip) => from(ip, 'get', '/v1/probe-products')],
+      ['201', 201, (ip) => from(ip, 'post', '/v1/probe-products').send({ n: 1 })],
+      ['204', 204, (ip) => from(ip, 'delete', '/v1/probe-products/1')],
+      ['400 validation', 400, (ip) => from(ip, 'post', '/v1/probe-products').send({ n: -1 })],
       [
         '400 malformed JSON',
         400,
-        (ip) => from(ip, 'post', '/v1/products').set('content-type', 'application/json').send('{"n": '),
+        (ip) => from(ip, 'post', '/v1/probe-products').set('content-type', 'application/json').send('{"n": '),
       ],
-      ['401', 401, (ip) => from(ip, 'get', '/v1/orders/mine')],
-      ['403', 403, (ip, jwt) => from(ip, 'post', '/v1/orders', jwt)],
+      ['401', 401, (ip) => from(ip, 'get', '/v1/probe-orders/mine')],
+      ['403', 403, (ip, jwt) => from(ip, 'post', '/v1/probe-orders', jwt)],
       ['404 unknown route', 404, (ip) => from(ip, 'get', '/v1/nothing-here')],
       ['404 unknown route in a known group', 404, (ip) => from(ip, 'patch', '/v1/products/1/2/3')],
       ['404 from a handler', 404, (ip, jwt) => from(ip, 'delete', '/v1/users/sessions/not-a-session', jwt)],
@@ -337,12 +337,12 @@ describe('request rate limit (memory storage, one instance)', () => {
         '413',
         413,
         (ip) =>
-          from(ip, 'post', '/v1/products')
+          from(ip, 'post', '/v1/probe-products')
             .set('content-type', 'application/json')
             .send(JSON.stringify({ n: 1, padding: 'a'.repeat(1024 * 1024) })),
       ],
-      ['415', 415, (ip) => from(ip, 'post', '/v1/products').set('content-type', 'text/plain').send('n=1')],
-      ['500', 500, (ip) => from(ip, 'get', '/v1/products/boom')],
+      ['415', 415, (ip) => from(ip, 'post', '/v1/probe-products').set('content-type', 'text/plain').send('n=1')],
+      ['500', 500, (ip) => from(ip, 'get', '/v1/probe-products/boom')],
     ])('%s', async (_label, status, send) => {
       const reader = await loginAs(await createAccount(t, [company.id], ['products:read']));
       const ip = freshIp();
@@ -353,8 +353,8 @@ describe('request rate limit (memory storage, one instance)', () => {
 
     it('429', async () => {
       const ip = freshIp();
-      for (let i = 0; i < 3; i++) await from(ip, 'delete', '/v1/products/1').expect(204);
-      const res = await from(ip, 'delete', '/v1/products/1');
+      for (let i = 0; i < 3; i++) await from(ip, 'delete', '/v1/probe-products/1').expect(204);
+      const res = await from(ip, 'delete', '/v1/probe-products/1');
       expectLimited(res, 3, `${ip}|DELETE|products|-`);
       expectHeaders(res, ip);
     });
@@ -363,17 +363,17 @@ describe('request rate limit (memory storage, one instance)', () => {
       const ip = freshIp();
       const malformed = (path: string) =>
         from(ip, 'post', path).set('content-type', 'application/json').send('{"n": ');
-      await from(ip, 'post', '/v1/files').expect(201);
+      await from(ip, 'post', '/v1/probe-files').expect(201);
       for (let i = 0; i < 2; i++) {
-        expectCounted(await malformed('/v1/files/addimagefromurl'), 400, 30, 29, `${ip}|POST|files|-`);
+        expectCounted(await malformed('/v1/probe-files/addimagefromurl'), 400, 30, 29, `${ip}|POST|files|-`);
       }
-      await from(ip, 'post', '/v1/products').expect(201);
-      expectCounted(await malformed('/v1/products'), 400, 15, 14, `${ip}|POST|products|-`);
+      await from(ip, 'post', '/v1/probe-products').expect(201);
+      expectCounted(await malformed('/v1/probe-products'), 400, 15, 14, `${ip}|POST|products|-`);
       const unknown = await from(ip, 'post', '/v1/nothing-here');
       expectCounted(unknown, 404, 15, 15, `${ip}|POST|-|-`);
       // The group is exhausted: the refused body still carries the (limited) counter's state.
-      for (let i = 0; i < 14; i++) await from(ip, 'post', '/v1/products').expect(201);
-      expectCounted(await malformed('/v1/products'), 400, 15, 0, `${ip}|POST|products|-`);
+      for (let i = 0; i < 14; i++) await from(ip, 'post', '/v1/probe-products').expect(201);
+      expectCounted(await malformed('/v1/probe-products'), 400, 15, 0, `${ip}|POST|products|-`);
     });
   });
 
@@ -469,12 +469,12 @@ describe('client IP: TRUST_PROXY unset', () => {
   it('is the socket address; X-Forwarded-For is ignored and spoofing it buys no fresh counter', async () => {
     const identifier = '127.0.0.1|DELETE|products|-';
     for (let i = 1; i <= 3; i++) {
-      const res = await t.http().delete('/v1/products/1').set('x-forwarded-for', freshIp());
+      const res = await t.http().delete('/v1/probe-products/1').set('x-forwarded-for', freshIp());
       expectCounted(res, 204, 3, 3 - i, identifier);
     }
-    expectLimited(await t.http().delete('/v1/products/1').set('x-forwarded-for', freshIp()), 3, identifier);
-    expectLimited(await t.http().delete('/v1/products/1').set('x-forwarded-for', `${freshIp()}, ${freshIp()}`), 3, identifier);
-    expectLimited(await t.http().delete('/v1/products/1'), 3, identifier);
+    expectLimited(await t.http().delete('/v1/probe-products/1').set('x-forwarded-for', freshIp()), 3, identifier);
+    expectLimited(await t.http().delete('/v1/probe-products/1').set('x-forwarded-for', `${freshIp()}, ${freshIp()}`), 3, identifier);
+    expectLimited(await t.http().delete('/v1/probe-products/1'), 3, identifier);
   });
 });
 
@@ -490,18 +490,18 @@ describe('client IP: TRUST_PROXY=1', () => {
     const identifier = `${client}|DELETE|products|-`;
     for (let i = 1; i <= 3; i++) {
       // What the client itself put in front of the proxy's entry is not believed.
-      const res = await t.http().delete('/v1/products/1').set('x-forwarded-for', `${freshIp()}, ${client}`);
+      const res = await t.http().delete('/v1/probe-products/1').set('x-forwarded-for', `${freshIp()}, ${client}`);
       expectCounted(res, 204, 3, 3 - i, identifier);
     }
-    expectLimited(await t.http().delete('/v1/products/1').set('x-forwarded-for', client), 3, identifier);
+    expectLimited(await t.http().delete('/v1/probe-products/1').set('x-forwarded-for', client), 3, identifier);
     const other = freshIp();
     expectCounted(
-      await t.http().delete('/v1/products/1').set('x-forwarded-for', `${client}, ${other}`),
+      await t.http().delete('/v1/probe-products/1').set('x-forwarded-for', `${client}, ${other}`),
       204,
       3,
       2,
       `${other}|DELETE|products|-`,
     );
-    expectCounted(await t.http().delete('/v1/products/1'), 204, 3, 2, '127.0.0.1|DELETE|products|-');
+    expectCounted(await t.http().delete('/v1/probe-products/1'), 204, 3, 2, '127.0.0.1|DELETE|products|-');
   });
 });

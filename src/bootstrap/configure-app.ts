@@ -1,7 +1,9 @@
 import { VersioningType } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { registerMultipart } from '../common/http/multipart';
 import type { AppLogger } from '../common/logging/logger';
 import { loggableUrl } from '../common/logging/logger';
+import { AppConfig } from '../config/app-config';
 import { setUpOpenApi } from './openapi';
 
 /**
@@ -15,12 +17,15 @@ export function configureApp(app: NestFastifyApplication, logger: AppLogger): vo
   const fastify = app.getHttpAdapter().getInstance();
   // JSON only: a text/plain body must answer 415, not reach a handler as a string.
   fastify.removeContentTypeParser(['text/plain']);
+  // multipart/form-data only where a route asks for it (file uploads); JSON stays the rule everywhere else.
+  registerMultipart(app, app.get(AppConfig).filesMaxBytes);
 
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     done();
   });
   fastify.addHook('onResponse', (request, reply, done) => {
+    if (!logger.isLevelEnabled('info')) return done();
     logger.info(
       {
         reqId: request.id,

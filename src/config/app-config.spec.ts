@@ -44,6 +44,11 @@ describe('loadConfig', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ HOST: 'example.com' }, 'HOST'],
     [{ ARGON2_MEMORY_KIB: '8' }, 'ARGON2_MEMORY_KIB'],
+    [{ FILES_MAX_BYTES: '0' }, 'FILES_MAX_BYTES'],
+    [{ FILES_MAX_BYTES: '10MB' }, 'FILES_MAX_BYTES'],
+    [{ FILES_FETCH_TIMEOUT_MS: '10' }, 'FILES_FETCH_TIMEOUT_MS'],
+    [{ FILES_FETCH_ALLOWLIST: 'images.internal, not a host!' }, 'FILES_FETCH_ALLOWLIST'],
+    [{ FILES_FETCH_ALLOWLIST: '10.0.0.0/40' }, 'FILES_FETCH_ALLOWLIST'],
   ])('refuses %p naming %s in one line', (env, key) => {
     const error = errorOf(env as Record<string, string>);
     expect(error.key).toBe(key);
@@ -71,6 +76,20 @@ describe('loadConfig', () => {
     expect(config.usesEmbeddedDatabase).toBe(false);
     expect(config.databaseUrl).toBe('postgres://u@h:5432/db');
     expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
+  });
+
+  it('limits files to 10 MiB fetched within 5 s from public addresses only, unless told otherwise', () => {
+    const defaults = loadConfig({});
+    expect([defaults.filesMaxBytes, defaults.filesFetchTimeoutMs, defaults.filesFetchAllowlist]).toEqual([
+      10 * 1024 * 1024,
+      5000,
+      [],
+    ]);
+    expect(loadConfig({ FILES_FETCH_ALLOWLIST: 'Images.Internal, 10.20.0.0/16,::1' }).filesFetchAllowlist).toEqual([
+      'images.internal',
+      '10.20.0.0/16',
+      '::1',
+    ]);
   });
 
   it('treats an empty value as unset', () => {

@@ -52,6 +52,15 @@ export class AppConfig {
   readonly logLevel!: LogLevel;
   readonly argon2!: Argon2Cost;
   readonly shutdownTimeoutMs!: number;
+  /** Largest file `POST /v1/files` stores, and largest image `addimagefromurl` downloads. */
+  readonly filesMaxBytes!: number;
+  /** Whole-fetch budget of `addimagefromurl`: every redirect hop and the body, not each socket read. */
+  readonly filesFetchTimeoutMs!: number;
+  /**
+   * Host names, IPs or CIDRs that `addimagefromurl` may reach even when private (an internal image host, or the
+   * loopback server of a test). Cloud metadata addresses stay refused whatever this says.
+   */
+  readonly filesFetchAllowlist!: string[];
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -156,6 +165,23 @@ function trustProxy(env: Env): TrustProxy {
   return entries;
 }
 
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+function filesFetchAllowlist(env: Env): string[] {
+  const entries = (read(env, 'FILES_FETCH_ALLOWLIST') ?? '')
+    .split(',')
+    .map((entry) => entry.trim().toLowerCase())
+    .filter((entry) => entry !== '');
+  const bad = entries.find((entry) => !isCidrOrIp(entry) && !HOST_NAME.test(entry));
+  if (bad !== undefined) {
+    throw new ConfigError(
+      'FILES_FETCH_ALLOWLIST',
+      `must be a comma-separated list of host names, IPs or CIDRs, got "${bad}"`,
+    );
+  }
+  return entries;
+}
+
 function redisKeyPrefix(env: Env): string {
   const raw = read(env, 'REDIS_KEY_PREFIX') ?? 'staff-auth:';
   // Braces would change the Redis Cluster hash slot of the rate-limit keys.
@@ -230,5 +256,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
       parallelism: integer(env, 'ARGON2_PARALLELISM', 1, 1, 16),
     },
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 300_000),
+    filesMaxBytes: integer(env, 'FILES_MAX_BYTES', 10 * 1024 * 1024, 1, 1024 * 1024 * 1024),
+    filesFetchTimeoutMs: integer(env, 'FILES_FETCH_TIMEOUT_MS', 5000, 100, 60_000),
+    filesFetchAllowlist: filesFetchAllowlist(env),
   } as AppConfig);
 }

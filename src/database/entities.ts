@@ -3,7 +3,13 @@ import { LoginSession } from '../auth/sessions/login-session.entity';
 import { IssuedToken } from '../auth/tokens/issued-token.entity';
 import { Company } from '../company/company.entity';
 import { Employee } from '../employee/employee.entity';
+import { StoredFile } from '../files/file.entity';
 import { Membership } from '../membership/membership.entity';
+import { OrderLine } from '../orders/order-line.entity';
+import { Order } from '../orders/order.entity';
+import { Product } from '../products/product.entity';
+import { MarketingConversation } from '../marketing-conversations/conversation.entity';
+import { MarketingMessage } from '../marketing-conversations/message.entity';
 
 /** Every entity of the schema; a feature module adds its entity here and its migration beside the others. */
-export const ENTITIES = [Company, Employee, Membership, LoginSession, IssuedToken, ApiKey];
+export const ENTITIES = [Company, Employee, Membership, LoginSession, IssuedToken, ApiKey, Product, Order, OrderLine, MarketingConversation, MarketingMessage, StoredFile];

@@ -1,14 +1,20 @@
-import { Body, Controller, Get, Post } from '@nestjs/common';
+import { Body, Controller, Get, Post, Put } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorator';
 import type { Principal } from '../auth/credentials/principal';
+import { ApiRecordId, RecordId } from '../common/http/record-id';
+import { ReplacePermissionsDto } from './dto/user-permissions.dto';
 import { CompanyEmployeeDto, CreateEmployeeDto, EmployeeListDto, MeDto } from './dto/users.dto';
+import { UserPermissionsService } from './user-permissions.service';
 import { UsersService } from './users.service';
 
 @ApiTags('users')
 @Controller({ path: 'users', version: '1' })
 export class UsersController {
-  constructor(private readonly users: UsersService) {}
+  constructor(
+    private readonly users: UsersService,
+    private readonly userPermissions: UserPermissionsService,
+  ) {}
 
   @Get('me')
   @Auth()
@@ -32,5 +38,24 @@ export class UsersController {
   @ApiCreatedResponse({ type: CompanyEmployeeDto })
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateEmployeeDto): Promise<CompanyEmployeeDto> {
     return this.users.create(principal, body);
+  }
+
+  @Put(':id/permissions')
+  @Auth({ permission: 'users:write' })
+  @ApiOperation({
+    summary: "Replace an employee's permissions in the current company",
+    description:
+      "The new set must be one the caller holds, and so must the employee's current set (only a `*` holder can " +
+      'change a `*` holder); the company keeps at least one `*` holder. Credentials of the employee in this ' +
+      'company, on every instance, use the new set from their next request; their API keys are narrowed to it.',
+  })
+  @ApiRecordId('employee')
+  @ApiOkResponse({ type: CompanyEmployeeDto })
+  replacePermissions(
+    @CurrentPrincipal() principal: Principal,
+    @RecordId('No such employee in this company.') id: number,
+    @Body() body: ReplacePermissionsDto,
+  ): Promise<CompanyEmployeeDto> {
+    return this.userPermissions.replace(principal, id, body);
   }
 }

@@ -1,11 +1,13 @@
 import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
 import { EmployeeModule } from '../employee/employee.module';
+import { UserPermissionsService } from './user-permissions.service';
 import { UsersController } from './users.controller';
 import { UsersService } from './users.service';
 
 @Module({
-  imports: [EmployeeModule],
+  imports: [EmployeeModule, AuthModule],
   controllers: [UsersController],
-  providers: [UsersService],
+  providers: [UsersService, UserPermissionsService],
 })
 export class UsersModule {}

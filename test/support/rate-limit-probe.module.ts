@@ -24,12 +24,14 @@ class ProbeBody {
 }
 
 /**
- * API groups that have no feature module yet (products, orders, files, marketingconversations), so the rate
- * limiter can be driven end to end: every method the table names, the per-controller overrides, an exempt
- * route, routes that need a credential or a permission, and one that fails.
+ * Stand-ins for the API groups (products, orders, files, marketingconversations), so the rate limiter can be
+ * driven end to end without their feature modules' data: every method the table names, the per-controller
+ * overrides, an exempt route, routes that need a credential or a permission, and one that fails. Each lives at
+ * `probe-<group>` (the real controllers own `/v1/<group>`) and counts in the real group's counter.
  */
 @Public()
-@Controller({ path: 'products', version: '1' })
+@RateLimit({ group: 'products' })
+@Controller({ path: 'probe-products', version: '1' })
 export class ProductsProbeController {
   @Get()
   list() {
@@ -90,7 +92,8 @@ export class ProductsProbeController {
 }
 
 /** A group whose reads are public and whose writes need a credential. */
-@Controller({ path: 'orders', version: '1' })
+@RateLimit({ group: 'orders' })
+@Controller({ path: 'probe-orders', version: '1' })
 export class OrdersProbeController {
   @Get()
   @Public()
@@ -112,8 +115,8 @@ export class OrdersProbeController {
 }
 
 @Public()
-@RateLimit({ limits: { POST: 30 } })
-@Controller({ path: 'files', version: '1' })
+@RateLimit({ group: 'files', limits: { POST: 30 } })
+@Controller({ path: 'probe-files', version: '1' })
 export class FilesProbeController {
   @Post()
   upload() {
@@ -132,8 +135,8 @@ export class FilesProbeController {
 }
 
 @Public()
-@RateLimit({ limits: { POST: 60 } })
-@Controller({ path: 'marketingconversations', version: '1' })
+@RateLimit({ group: 'marketingconversations', limits: { POST: 60 } })
+@Controller({ path: 'probe-marketingconversations', version: '1' })
 export class MarketingConversationsProbeController {
   @Post(':id/messages')
   send(@Param('id') id: string) {

@@ -1,0 +1,20 @@
+import { Module } from '@nestjs/common';
+import { HOST_RESOLVER, SafeImageFetcher, systemHostResolver } from './fetch/safe-image-fetcher';
+import { FilesController } from './files.controller';
+import { FilesService } from './files.service';
+import { FILE_STORAGE } from './storage/file-storage';
+import { LocalFileStorage } from './storage/local-file-storage';
+import { StagingArea } from './storage/staging-area';
+
+/** Uploads and server-side image fetches, stored through a replaceable {@link FILE_STORAGE}. */
+@Module({
+  controllers: [FilesController],
+  providers: [
+    FilesService,
+    StagingArea,
+    SafeImageFetcher,
+    { provide: FILE_STORAGE, useClass: LocalFileStorage },
+    { provide: HOST_RESOLVER, useValue: systemHostResolver },
+  ],
+})
+export class FilesModule {}

@@ -1,0 +1,128 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager, QueryFailedError } from 'typeorm';
+import { Clock } from '../common/clock/clock';
+import { ApiError } from '../common/errors/api-error';
+import { type Page, toPage } from '../common/http/pagination';
+import type { ProductDto, ProductInputDto, ProductListQueryDto } from './dto/product.dto';
+import { Product } from './product.entity';
+
+const UNIQUE_VIOLATION = '23505';
+const NOT_FOUND = 'No such product.';
+
+/** `%`, `_` and the escape character itself match literally in a name filter (backslash is LIKE's default escape). */
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
+}
+
+export function toProductDto(product: Product): ProductDto {
+  return {
+    id: product.id,
+    name: product.name,
+    sku: product.sku,
+    price: product.price,
+    created_at: product.createdAt.toISOString(),
+    updated_at: product.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * The products of one company. Every query carries the company id, so a record of another company is simply
+ * not found (404), never forbidden: the caller learns nothing about other companies' ids.
+ */
+@Injectable()
+export class ProductsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly clock: Clock,
+  ) {}
+
+  async list(companyId: number, query: ProductListQueryDto): Promise<Page<ProductDto>> {
+    const builder = this.dataSource
+      .getRepository(Product)
+      .createQueryBuilder('product')
+      .where('product.companyId = :companyId', { companyId });
+    if (query.name) {
+      builder.andWhere('product.name ILIKE :pattern', { pattern: `%${escapeLike(query.name)}%` });
+    }
+    const [products, total] = await builder
+      .orderBy('product.id', 'ASC')
+      .offset(query.offset)
+      .limit(query.per_page)
+      .getManyAndCount();
+    return toPage(products.map(toProductDto), total, query);
+  }
+
+  async get(companyId: number, id: number): Promise<ProductDto> {
+    const product = await this.dataSource.getRepository(Product).findOneBy({ id, companyId });
+    if (!product) throw ApiError.notFound(NOT_FOUND);
+    return toProductDto(product);
+  }
+
+  async create(companyId: number, input: ProductInputDto): Promise<ProductDto> {
+    const now = this.clock.now();
+    const repository = this.dataSource.getRepository(Product);
+    const product = repository.create({ companyId, ...this.editable(input), createdAt: now, updatedAt: now });
+    try {
+      await repository.insert(product);
+    } catch (error) {
+      throw this.translate(error);
+    }
+    return toProductDto(product);
+  }
+
+  /** PUT semantics: every editable field is replaced; id, company and created_at stay. */
+  async replace(companyId: number, id: number, input: ProductInputDto): Promise<ProductDto> {
+    try {
+      return await this.dataSource.transaction(async (manager) => {
+        const repository = manager.getRepository(Product);
+        // Locked so that the row returned is exactly the one this statement wrote.
+        const product = await repository.findOne({ where: { id, companyId }, lock: { mode: 'pessimistic_write' } });
+        if (!product) throw ApiError.notFound(NOT_FOUND);
+        const changes = { ...this.editable(input), updatedAt: this.clock.now() };
+        await repository.update({ id, companyId }, changes);
+        return toProductDto({ ...product, ...changes });
+      });
+    } catch (error) {
+      throw this.translate(error);
+    }
+  }
+
+  /** Order lines keep their copies of name, SKU and price; their product_id becomes null (ON DELETE SET NULL). */
+  async remove(companyId: number, id: number): Promise<void> {
+    const result = await this.dataSource.getRepository(Product).delete({ id, companyId });
+    if (result.affected !== 1) throw ApiError.notFound(NOT_FOUND);
+  }
+
+  /**
+   * The company's products among `ids`, for an order being written in `manager`'s transaction. They are held with
+   * FOR KEY SHARE until it commits, so a product deleted meanwhile cannot make the lines' foreign key fail: the
+   * delete waits instead. Ids of other companies are simply absent from the result.
+   */
+  findForOrder(manager: EntityManager, companyId: number, ids: number[]): Promise<Product[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return manager
+      .getRepository(Product)
+      .createQueryBuilder('product')
+      .where('product.companyId = :companyId', { companyId })
+      .andWhere('product.id IN (:...ids)', { ids: [...new Set(ids)] })
+      .setLock('for_key_share')
+      .getMany();
+  }
+
+  private editable(input: ProductInputDto): Pick<Product, 'name' | 'sku' | 'price'> {
+    return { name: input.name, sku: input.sku, price: input.price };
+  }
+
+  /**
+   * The only unique index besides the primary key is (company_id, sku), so a unique violation is a duplicate
+   * SKU. Checking first instead would race with a concurrent insert of the same SKU; the index decides.
+   */
+  private translate(error: unknown): unknown {
+    if (error instanceof QueryFailedError && (error.driverError as { code?: string })?.code === UNIQUE_VIOLATION) {
+      return ApiError.validation('A product with this sku already exists in this company.', [
+        { field: 'sku', message: 'is already used by another product of this company' },
+      ]);
+    }
+    return error;
+  }
+}

@@ -1,0 +1,70 @@
+import { HttpStatus, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { Principal } from '../auth/credentials/principal';
+import { RevocationBus } from '../auth/credentials/revocation-bus';
+import { ApiError } from '../common/errors/api-error';
+import { ErrorCode } from '../common/errors/error-codes';
+import { Membership } from '../membership/membership.entity';
+import { ALL_PERMISSIONS, coversAll, normalizeGrants } from '../membership/permission';
+import type { ReplacePermissionsDto } from './dto/user-permissions.dto';
+import type { CompanyEmployeeDto } from './dto/users.dto';
+
+const EMPLOYEE_NOT_FOUND = 'No such employee in this company.';
+
+function denied(message: string): ApiError {
+  return new ApiError(ErrorCode.PermissionDenied, HttpStatus.FORBIDDEN, message);
+}
+
+/**
+ * Changing what an employee may do in the caller's company. `users:write` must never be a way to gain, or to
+ * take away, more than the caller holds, so three rules apply (an employee holding `*` passes the first two):
+ *
+ * 1. The new set must be covered by the caller's own permissions (as for creating an employee).
+ * 2. The employee's current set must be covered too: a caller cannot strip or alter an employee who holds
+ *    something the caller does not (in particular, only a `*` holder can change a `*` holder).
+ * 3. A company keeps at least one `*` holder: the last one cannot lose it, or nobody could hand out every
+ *    permission again short of the operator CLI.
+ *
+ * The caller's permissions are those of the credential: an API key counts with its own (narrower) set.
+ */
+@Injectable()
+export class UserPermissionsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly bus: RevocationBus,
+  ) {}
+
+  async replace(principal: Principal, employeeId: number, input: ReplacePermissionsDto): Promise<CompanyEmployeeDto> {
+    const permissions = normalizeGrants(input.permissions);
+    if (!coversAll(principal.permissions, permissions)) {
+      throw denied('You can grant only permissions you hold yourself.');
+    }
+    const companyId = principal.companyId;
+    const employee = await this.dataSource.transaction(async (manager) => {
+      // One change at a time per company: two owners demoting each other at once must not both see the other
+      // as the remaining `*` holder. NO KEY UPDATE still lets rows that reference the company be inserted.
+      await manager.query('SELECT id FROM company WHERE id = $1 FOR NO KEY UPDATE', [companyId]);
+      const membership = await manager.findOne(Membership, {
+        where: { employeeId, companyId },
+        relations: { employee: true },
+      });
+      if (!membership) throw ApiError.notFound(EMPLOYEE_NOT_FOUND);
+      if (!coversAll(principal.permissions, membership.permissions)) {
+        throw denied('This employee holds permissions you do not; only someone holding them all can change theirs.');
+      }
+      if (membership.permissions.includes(ALL_PERMISSIONS) && !permissions.includes(ALL_PERMISSIONS)) {
+        const [{ owners }] = await manager.query(
+          `SELECT count(*)::int AS owners FROM membership WHERE company_id = $1 AND $2 = ANY(permissions)`,
+          [companyId, ALL_PERMISSIONS],
+        );
+        if (owners <= 1) throw denied('The company must keep at least one employee holding `*`.');
+      }
+      await manager.update(Membership, { employeeId, companyId }, { permissions });
+      return membership.employee!;
+    });
+    // After the commit, so that no instance can reload the old permissions after evicting them. It returns once
+    // every instance has confirmed: the employee's next request, anywhere, runs with the new set.
+    await this.bus.publish({ type: 'membership', employeeId, companyId });
+    return { id: employee.id, email: employee.email, name: employee.name, permissions };
+  }
+}

@@ -1,0 +1,497 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { HOST_RESOLVER, type HostResolver, systemHostResolver } from '../src/files/fetch/safe-image-fetcher';
+import { FILE_STORAGE, type FileStorage } from '../src/files/storage/file-storage';
+import { createAccount, createCompanies, login, type LoginBody } from './support/fixtures';
+import { startTestApp, type TestApp } from './support/test-app';
+
+const MAX_BYTES = 2048;
+const FETCH_TIMEOUT_MS = 1000;
+// A 1×1 PNG.
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
+const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
+
+interface Part {
+  name: string;
+  filename?: string;
+  contentType?: string;
+  data: Buffer | string;
+}
+
+/** A multipart/form-data body written by hand, so that file names reach the server exactly as given. */
+function multipart(...parts: Part[]): { body: Buffer; contentType: string } {
+  const boundary = `----files-e2e-${randomUUID()}`;
+  const chunks: Buffer[] = [];
+  for (const part of parts) {
+    let head = `--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"`;
+    if (part.filename !== undefined) head += `; filename="${part.filename}"`;
+    head += '\r\n';
+    if (part.contentType !== undefined) head += `Content-Type: ${part.contentType}\r\n`;
+    chunks.push(Buffer.from(`${head}\r\n`, 'utf8'), Buffer.from(part.data), Buffer.from('\r\n'));
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+/** Every regular file under `dir` (none when it does not exist). */
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return (readdirSync(dir, { recursive: true }) as string[])
+    .map((entry) => join(dir, entry))
+    .filter((path) => statSync(path).isFile());
+}
+
+/**
+ * The image server of the tests, on 127.0.0.1 (allow-listed in the main app): a good PNG, things that are not
+ * images, too big or too slow, and redirects to where the fetcher must not go.
+ */
+function startImageServer(hits: string[]): Promise<Server> {
+  const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void> = {
+    '/pixel.png': (_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(PNG),
+    '/image': (_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg; charset=binary' }).end(PNG),
+    '/page.html': (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>not an image</html>'),
+    '/html-as-png.png': (_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end('<svg onload=x>'),
+    '/missing.png': (_req, res) => res.writeHead(404, { 'content-type': 'text/plain' }).end('no'),
+    '/huge.png': (_req, res) => {
+      // No Content-Length: the limit has to be enforced on the bytes as they arrive.
+      res.writeHead(200, { 'content-type': 'image/png' });
+      res.on('error', () => undefined);
+      res.write(PNG);
+      let sent = PNG.length;
+      const more = () => {
+        while (sent < 256 * 1024 && !res.destroyed) {
+          sent += 1024;
+          if (!res.write(Buffer.alloc(1024, 7))) return void res.once('drain', more);
+        }
+        res.end();
+      };
+      more();
+    },
+    '/huge-declared.png': (_req, res) => {
+      res.writeHead(200, { 'content-type': 'image/png', 'content-length': String(50 * 1024 * 1024) });
+      res.write(PNG);
+    },
+    '/slow.png': (_req, res) => {
+      res.writeHead(200, { 'content-type': 'image/png' });
+      res.write(PNG.subarray(0, 8));
+      // ...and nothing more, ever.
+    },
+    '/redirect-relative': (_req, res) => res.writeHead(302, { location: '/pixel.png' }).end(),
+    '/redirect-loop': (_req, res) => res.writeHead(302, { location: '/redirect-loop' }).end(),
+    '/redirect-ftp': (_req, res) => res.writeHead(301, { location: 'ftp://127.0.0.1/pixel.png' }).end(),
+    '/redirect-metadata': (_req, res) =>
+      res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/iam/security-credentials/' }).end(),
+  };
+  const server = createServer((req, res) => {
+    hits.push(req.url ?? '');
+    const path = (req.url ?? '').split('?')[0];
+    if (path === '/redirect-private') {
+      // Same port, another loopback address: not on the allow-list.
+      const port = (server.address() as AddressInfo).port;
+      return void res.writeHead(307, { location: `http://127.0.0.2:${port}/pixel.png` }).end();
+    }
+    const route = routes[path];
+    if (route) route(req, res);
+    else res.writeHead(404).end();
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+describe('files', () => {
+  let t: TestApp;
+  let strict: TestApp;
+  let server: Server;
+  let base: string;
+  const hits: string[] = [];
+  let companyId: number;
+  let writer: LoginBody;
+  let reader: LoginBody;
+  let outsider: LoginBody;
+  let strictWriter: LoginBody;
+
+  // Names that resolve where a test needs them, through the same resolver path as real DNS answers.
+  const fakeDns: Record<string, Array<{ address: string; family: number }>> = {
+    'intranet.example.test': [{ address: '10.0.0.5', family: 4 }],
+    'mixed.example.test': [
+      { address: '93.184.215.14', family: 4 },
+      { address: '192.168.0.10', family: 4 },
+    ],
+    'metadata.example.test': [{ address: 'fd00:ec2::254', family: 6 }],
+    'images.example.test': [{ address: '127.0.0.1', family: 4 }],
+  };
+  const resolver: HostResolver = async (hostname) => fakeDns[hostname] ?? systemHostResolver(hostname);
+
+  const filesDir = () => join(t.database.dataDir, 'files');
+  const stagingDir = () => join(t.database.dataDir, 'tmp', 'files');
+  const rowCount = async () =>
+    Number((await t.app.get(DataSource).query('SELECT count(*)::int AS n FROM "file"'))[0].n);
+
+  const upload = (jwt: string | undefined, ...parts: Part[]) => {
+    const { body, contentType } = multipart(...parts);
+    const req = t.http().post('/v1/files').set('content-type', contentType);
+    return (jwt === undefined ? req : req.set('authorization', jwt)).send(body);
+  };
+  const fetchImage = (app: TestApp, jwt: string, url: string) =>
+    app.http().post('/v1/files/addimagefromurl').set('authorization', jwt).send({ url });
+
+  const expectError = (res: { status: number; body: unknown }, status: number, code: string) => {
+    expect({ status: res.status, body: res.body }).toEqual({
+      status,
+      body: expect.objectContaining({ error: [code], message: expect.any(String) }),
+    });
+  };
+  const expectUrlRefused = (res: { status: number; body: { details?: unknown } }) => {
+    expectError(res, 400, 'error_validation');
+    expect(res.body.details).toEqual([{ field: 'url', message: expect.any(String) }]);
+  };
+  const expectNothingLeftBehind = async (rowsBefore: number) => {
+    expect(await rowCount()).toBe(rowsBefore);
+    const stored = new Set(
+      ((await t.app.get(DataSource).query('SELECT storage_key FROM "file"')) as Array<{ storage_key: string }>).map(
+        (row) => join(filesDir(), row.storage_key),
+      ),
+    );
+    expect(filesUnder(filesDir()).filter((path) => !stored.has(path))).toEqual([]);
+    expect(filesUnder(stagingDir())).toEqual([]);
+  };
+
+  beforeAll(async () => {
+    server = await startImageServer(hits);
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    t = await startTestApp({
+      env: {
+        FILES_MAX_BYTES: String(MAX_BYTES),
+        FILES_FETCH_TIMEOUT_MS: String(FETCH_TIMEOUT_MS),
+        FILES_FETCH_ALLOWLIST: '127.0.0.1',
+      },
+      configure: (builder) => builder.overrideProvider(HOST_RESOLVER).useValue(resolver),
+    });
+    // The default policy, with no allow-list: even the test server on loopback is out of reach.
+    strict = await startTestApp({ env: { FILES_MAX_BYTES: String(MAX_BYTES) } });
+
+    const [company, other] = await createCompanies(t, 'Files Co', 'Other Co');
+    companyId = company.id;
+    writer = await login(t, await createAccount(t, [company.id], ['files:write']), company.id);
+    reader = await login(t, await createAccount(t, [company.id], ['users:read', 'products:write']), company.id);
+    outsider = await login(t, await createAccount(t, [other.id], ['*']), other.id);
+    const [strictCompany] = await createCompanies(strict, 'Strict Co');
+    strictWriter = await login(strict, await createAccount(strict, [strictCompany.id], ['files:write']), strictCompany.id);
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await strict?.close();
+    await t?.close();
+  });
+
+  describe('POST /v1/files', () => {
+    it('stores the upload under DATA_DIR/files by a generated name and answers its record', async () => {
+      const content = 'quarterly numbers\n'.repeat(20);
+      const res = await upload(writer.jwt, {
+        name: 'file',
+        filename: 'C:\\Users\\me\\..\\report\u0007\u202eq3.txt',
+        contentType: 'Text/Plain; charset=utf-8',
+        data: content,
+      });
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual({
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        name: 'reportq3.txt',
+        content_type: 'text/plain',
+        size: Buffer.byteLength(content),
+        sha256: sha256(content),
+        created_at: expect.any(String),
+      });
+      expect(new Date(res.body.created_at).toISOString()).toBe(res.body.created_at);
+
+      const onDisk = join(filesDir(), String(companyId), res.body.id);
+      expect(readFileSync(onDisk, 'utf8')).toBe(content);
+      expect(filesUnder(filesDir()).some((path) => path.includes('report'))).toBe(false);
+      expect(filesUnder(stagingDir())).toEqual([]);
+
+      const [row] = await t.app
+        .get(DataSource)
+        .query('SELECT company_id, name, content_type, size, sha256, storage_key FROM "file" WHERE id = $1', [res.body.id]);
+      expect({ ...row, size: String(row.size) }).toEqual({
+        company_id: companyId,
+        name: 'reportq3.txt',
+        content_type: 'text/plain',
+        size: String(Buffer.byteLength(content)),
+        sha256: sha256(content),
+        storage_key: `${companyId}/${res.body.id}`,
+      });
+
+      const stream = await t.app.get<FileStorage>(FILE_STORAGE).get(row.storage_key);
+      const chunks: Buffer[] = [];
+      for await (const chunk of stream) chunks.push(chunk as Buffer);
+      expect(Buffer.concat(chunks).toString()).toBe(content);
+
+      expect(res.headers['x-rate-limit-limit']).toBe(String(30 * 1000));
+      expect(res.headers['x-rate-limit-identifier']).toMatch(/\|POST\|files\|[0-9a-f]{16}$/);
+    });
+
+    it('keeps a UTF-8 name, and takes a file of exactly the limit', async () => {
+      const data = Buffer.alloc(MAX_BYTES, 1);
+      const res = await upload(writer.jwt, { name: 'file', filename: 'ảnh đại diện.bin', contentType: 'application/octet-stream', data });
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ name: 'ảnh đại diện.bin', size: MAX_BYTES, sha256: sha256(data) });
+    });
+
+    it('answers an upload over the limit with 413 and leaves no file behind, on disk or in the database', async () => {
+      const before = await rowCount();
+      const res = await upload(writer.jwt, {
+        name: 'file',
+        filename: 'big.bin',
+        contentType: 'application/octet-stream',
+        data: Buffer.alloc(MAX_BYTES * 4, 2),
+      });
+      expectError(res, 413, 'error_payload_too_large');
+      await expectNothingLeftBehind(before);
+    });
+
+    it('answers 413 for an upload one byte over the limit too', async () => {
+      const before = await rowCount();
+      const res = await upload(writer.jwt, { name: 'file', filename: 'b.bin', data: Buffer.alloc(MAX_BYTES + 1, 3) });
+      expectError(res, 413, 'error_payload_too_large');
+      await expectNothingLeftBehind(before);
+    });
+
+    it('refuses a JSON, text or empty body with 415 error_unsupported_media_type', async () => {
+      const json = await t.http().post('/v1/files').set('authorization', writer.jwt).send({ file: 'aGVsbG8=' });
+      expectError(json, 415, 'error_unsupported_media_type');
+      expect(json.headers['x-rate-limit-limit']).toBe(String(30 * 1000));
+      const text = await t.http().post('/v1/files').set('authorization', writer.jwt).set('content-type', 'text/plain').send('hello');
+      expectError(text, 415, 'error_unsupported_media_type');
+      expectError(await t.http().post('/v1/files').set('authorization', writer.jwt), 415, 'error_unsupported_media_type');
+    });
+
+    it('keeps the JSON-only rule on other routes: a multipart body to a JSON route answers 415', async () => {
+      const { body, contentType } = multipart({ name: 'email', data: 'a@example.test' }, { name: 'password', data: 'x' });
+      const res = await t.http().post('/v1/users/authenticateinit').set('content-type', contentType).send(body);
+      expectError(res, 415, 'error_unsupported_media_type');
+      const image = await t.http().post('/v1/files/addimagefromurl').set('authorization', writer.jwt).set('content-type', contentType).send(body);
+      expectError(image, 415, 'error_unsupported_media_type');
+    });
+
+    it('refuses a body without a part named file, or a part whose Content-Type is not a media type', async () => {
+      const wrongName = await upload(writer.jwt, { name: 'upload', filename: 'a.txt', contentType: 'text/plain', data: 'x' });
+      expectError(wrongName, 400, 'error_validation');
+      expect(wrongName.body.details).toEqual([{ field: 'file', message: expect.any(String) }]);
+      const fieldOnly = await upload(writer.jwt, { name: 'file', data: 'just a field' });
+      expectError(fieldOnly, 400, 'error_validation');
+      const badType = await upload(writer.jwt, { name: 'file', filename: 'a.txt', contentType: 'no-slash', data: 'x' });
+      expectError(badType, 400, 'error_validation');
+      expect(badType.body.details).toEqual([{ field: 'file', message: expect.any(String) }]);
+    });
+
+    it('answers 401 without a credential and 403 without files:write, and stores nothing', async () => {
+      const before = await rowCount();
+      const served = hits.length;
+      const part = { name: 'file', filename: 'a.txt', contentType: 'text/plain', data: 'x' };
+      expectError(await upload(undefined, part), 401, 'error_jwt_is_required');
+      expectError(await upload(reader.jwt, part), 403, 'error_permission_denied');
+      expectError(await fetchImage(t, reader.jwt, `${base}/pixel.png`), 403, 'error_permission_denied');
+      expectError(await t.http().post('/v1/files/addimagefromurl').send({ url: `${base}/pixel.png` }), 401, 'error_jwt_is_required');
+      await expectNothingLeftBehind(before);
+      expect(hits.length).toBe(served);
+    });
+  });
+
+  describe('GET /v1/files/{id}', () => {
+    it("answers the company's own file and 404 for another company's or a malformed id", async () => {
+      const created = await upload(writer.jwt, { name: 'file', filename: 'mine.txt', contentType: 'text/plain', data: 'mine' });
+      expect(created.status).toBe(201);
+      const own = await t.http().get(`/v1/files/${created.body.id}`).set('authorization', writer.jwt).expect(200);
+      expect(own.body).toEqual(created.body);
+      expectError(await t.http().get(`/v1/files/${created.body.id}`).set('authorization', outsider.jwt), 404, 'error_not_found');
+      expectError(await t.http().get('/v1/files/not-a-uuid').set('authorization', writer.jwt), 404, 'error_not_found');
+      expectError(await t.http().get(`/v1/files/${randomUUID()}`).set('authorization', writer.jwt), 404, 'error_not_found');
+    });
+  });
+
+  describe('POST /v1/files/addimagefromurl', () => {
+    it('stores an image from an allow-listed server, typed by its bytes and named after the URL', async () => {
+      const res = await fetchImage(t, writer.jwt, `${base}/pixel.png?size=1`);
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual({
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        name: 'pixel.png',
+        content_type: 'image/png',
+        size: PNG.length,
+        sha256: sha256(PNG),
+        created_at: expect.any(String),
+      });
+      expect(readFileSync(join(filesDir(), String(companyId), res.body.id))).toEqual(PNG);
+      expect(res.headers['x-rate-limit-limit']).toBe(String(30 * 1000));
+    });
+
+    it('records what the bytes are, not what the server claims, and names a nameless path', async () => {
+      const res = await fetchImage(t, writer.jwt, `${base}/image`);
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ name: 'image', content_type: 'image/png' });
+    });
+
+    it('follows a relative redirect, reaching a host name through the resolver', async () => {
+      const port = (server.address() as AddressInfo).port;
+      const res = await fetchImage(t, writer.jwt, `http://images.example.test:${port}/redirect-relative`);
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ name: 'pixel.png', sha256: sha256(PNG) });
+    });
+
+    const ADDRESS = /address that is not allowed/;
+    const SCHEME = /does not use http or https/;
+    const CREDENTIALS = /user name or password/;
+    const INVALID = /not a valid absolute URL/;
+
+    // The default policy (no allow-list), so the loopback cases are refused for what they are.
+    it.each([
+      ['loopback', 'http://127.0.0.1/', ADDRESS],
+      ['loopback with a port', 'http://127.0.0.1:8080/x.png', ADDRESS],
+      ['another loopback address', 'http://127.0.0.2/', ADDRESS],
+      ['IPv4-mapped loopback', 'http://[::ffff:127.0.0.1]/', ADDRESS],
+      ['metadata', 'http://169.254.169.254/', ADDRESS],
+      ['metadata path', 'http://169.254.169.254/latest/meta-data/', ADDRESS],
+      ['IPv6 loopback', 'http://[::1]/', ADDRESS],
+      ['IPv6 metadata', 'http://[fd00:ec2::254]/', ADDRESS],
+      ['IPv4-mapped metadata', 'http://[::ffff:169.254.169.254]/', ADDRESS],
+      ['private', 'http://10.1.2.3/a.png', ADDRESS],
+      ['private in decimal', 'http://3232235521/a.png', ADDRESS],
+      ['loopback in hex', 'http://0x7f.1/', ADDRESS],
+      ['unspecified', 'http://0.0.0.0/', ADDRESS],
+      ['CGNAT', 'http://100.64.0.1/', ADDRESS],
+      ['link-local IPv6', 'http://[fe80::1]/', ADDRESS],
+      ['unique-local IPv6', 'http://[fd12:3456::1]/', ADDRESS],
+      ['multicast', 'http://224.0.0.1/', ADDRESS],
+      ['ftp', 'ftp://example.com/a.png', SCHEME],
+      ['file', 'file:///etc/passwd', SCHEME],
+      ['data', 'data:image/png;base64,iVBORw0KGgo=', SCHEME],
+      ['credentials', 'http://user:pass@example.com/a.png', CREDENTIALS],
+      ['relative', '/etc/passwd', INVALID],
+    ])('refuses %s (%s) with 400 on url', async (_label, url, why) => {
+      const res = await fetchImage(strict, strictWriter.jwt, url);
+      expectUrlRefused(res);
+      expect(res.body.message).toMatch(why);
+      expect(JSON.stringify(res.body)).not.toMatch(/ECONN|EHOST|getaddrinfo|stack/);
+    });
+
+    it.each([
+      ['metadata', 'http://169.254.169.254/'],
+      ['IPv6 loopback', 'http://[::1]/'],
+      ['another loopback address', 'http://127.0.0.2/'],
+      ['ftp', 'ftp://127.0.0.1/pixel.png'],
+    ])('refuses %s (%s) where the allow-list names only 127.0.0.1, storing nothing', async (_label, url) => {
+      const before = await rowCount();
+      const res = await fetchImage(t, writer.jwt, url);
+      expectUrlRefused(res);
+      expect(res.body.message).toMatch(url.startsWith('ftp') ? SCHEME : ADDRESS);
+      await expectNothingLeftBehind(before);
+    });
+
+    it('refuses the allow-listed server itself when the deployment has no allow-list', async () => {
+      const count = hits.length;
+      expectUrlRefused(await fetchImage(strict, strictWriter.jwt, 'http://127.0.0.1/'));
+      expectUrlRefused(await fetchImage(strict, strictWriter.jwt, `${base}/pixel.png`));
+      expect(hits.length).toBe(count);
+    });
+
+    it('refuses host names that resolve to private addresses: localhost through the system resolver', async () => {
+      const port = (server.address() as AddressInfo).port;
+      const count = hits.length;
+      const res = await fetchImage(strict, strictWriter.jwt, `http://localhost:${port}/pixel.png`);
+      expectUrlRefused(res);
+      expect(res.body.message).toMatch(ADDRESS);
+      expect(res.body.message).not.toMatch(/127\.0\.0\.1|::1/);
+      expect(hits.length).toBe(count);
+    });
+
+    it.each([
+      ['a private address', 'http://intranet.example.test/a.png'],
+      ['one private address among public ones', 'http://mixed.example.test/a.png'],
+      ['the IPv6 metadata address', 'http://metadata.example.test/latest/'],
+    ])('refuses a host name that resolves to %s, naming no address', async (_label, url) => {
+      const res = await fetchImage(t, writer.jwt, url);
+      expectUrlRefused(res);
+      expect(res.body.message).toMatch(ADDRESS);
+      expect(JSON.stringify(res.body)).not.toMatch(/10\.0\.0\.5|192\.168|fd00/);
+    });
+
+    it.each([
+      ['to another loopback address', '/redirect-private'],
+      ['to the metadata address', '/redirect-metadata'],
+      ['to ftp', '/redirect-ftp'],
+      ['more than 3 times', '/redirect-loop'],
+    ])('refuses a redirect %s from the allow-listed server', async (_label, path) => {
+      const count = hits.length;
+      const res = await fetchImage(t, writer.jwt, `${base}${path}`);
+      expectUrlRefused(res);
+      expect(res.body.message).toMatch(/redirect/);
+      expect(res.body.message).not.toContain('169.254');
+      expect(res.body.message).not.toContain('127.0.0.2');
+      // Only the allow-listed server was ever asked: 4 times for the loop (the first request and 3 redirects).
+      expect(hits.slice(count)).toEqual(path === '/redirect-loop' ? Array(4).fill(path) : [path]);
+    });
+
+    it.each([
+      ['a non-image Content-Type', '/page.html', /image/],
+      ['an image Content-Type over bytes that are no image', '/html-as-png.png', /PNG, JPEG, GIF or WebP/],
+      ['an error status', '/missing.png', /404/],
+    ])('refuses %s', async (_label, path, message) => {
+      const before = await rowCount();
+      const res = await fetchImage(t, writer.jwt, `${base}${path}`);
+      expectUrlRefused(res);
+      expect(res.body.message).toMatch(message);
+      await expectNothingLeftBehind(before);
+    });
+
+    it.each([
+      ['streamed past the limit', '/huge.png'],
+      ['declared over the limit', '/huge-declared.png'],
+    ])('refuses an image %s and keeps none of it', async (_label, path) => {
+      const before = await rowCount();
+      const res = await fetchImage(t, writer.jwt, `${base}${path}`);
+      expectUrlRefused(res);
+      expect(res.body.message).toContain(String(MAX_BYTES));
+      await expectNothingLeftBehind(before);
+    });
+
+    it('gives up on a server that is too slow within the time limit', async () => {
+      const before = await rowCount();
+      const started = Date.now();
+      const res = await fetchImage(t, writer.jwt, `${base}/slow.png`);
+      const elapsed = Date.now() - started;
+      expectUrlRefused(res);
+      expect(res.body.message).toContain(`${FETCH_TIMEOUT_MS} ms`);
+      expect(elapsed).toBeGreaterThanOrEqual(FETCH_TIMEOUT_MS - 50);
+      expect(elapsed).toBeLessThan(FETCH_TIMEOUT_MS + 2000);
+      await expectNothingLeftBehind(before);
+    });
+
+    it('validates the body: url is required and must be a string', async () => {
+      const missing = await t.http().post('/v1/files/addimagefromurl').set('authorization', writer.jwt).send({});
+      expectError(missing, 400, 'error_validation');
+      expect(missing.body.details).toEqual(expect.arrayContaining([{ field: 'url', message: expect.any(String) }]));
+      const number = await t.http().post('/v1/files/addimagefromurl').set('authorization', writer.jwt).send({ url: 42 });
+      expectError(number, 400, 'error_validation');
+    });
+  });
+
+  it('documents both routes, the multipart body and their error answers', async () => {
+    const doc = (await t.http().get('/docs/openapi.json').expect(200)).body as {
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, unknown> }; responses: Record<string, unknown> }>>;
+    };
+    const uploadOp = doc.paths['/v1/files'].post;
+    expect(Object.keys(uploadOp.requestBody!.content)).toEqual(['multipart/form-data']);
+    expect(Object.keys(uploadOp.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '403', '413', '415', '429']));
+    const fetchOp = doc.paths['/v1/files/addimagefromurl'].post;
+    expect(Object.keys(fetchOp.requestBody!.content)).toEqual(['application/json']);
+    expect(Object.keys(fetchOp.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '403', '429']));
+  });
+});

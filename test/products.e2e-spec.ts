@@ -1,0 +1,278 @@
+import type { Response } from 'supertest';
+import { ManualClock } from '../src/common/clock/manual-clock';
+import { currentTestDatabase } from './support/databases';
+import { createAccount, createCompanies, login } from './support/fixtures';
+import { startTestApp, type TestApp } from './support/test-app';
+
+const expectError = (res: Response, status: number, code: string) => {
+  expect({ status: res.status, body: res.body }).toEqual({
+    status,
+    body: { error: [code], message: expect.any(String) },
+  });
+};
+
+/** 400 error_validation whose details name exactly these fields (each at least once). */
+const expectInvalid = (res: Response, ...fields: string[]) => {
+  expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: ['error_validation'] });
+  expect(res.body.message).toEqual(expect.any(String));
+  const named = [...new Set((res.body.details as { field: string }[]).map((detail) => detail.field))].sort();
+  expect(named).toEqual([...fields].sort());
+};
+
+describe(`products (${currentTestDatabase()})`, () => {
+  let t: TestApp;
+  let clock: ManualClock;
+  let companyA: { id: number };
+  let companyB: { id: number };
+  let writerA: string;
+  let readerA: string;
+  let writerB: string;
+
+  const as = (jwt: string) => ({
+    get: (path: string) => t.http().get(path).set('authorization', jwt),
+    post: (path: string, body?: object) => t.http().post(path).set('authorization', jwt).send(body),
+    put: (path: string, body?: object) => t.http().put(path).set('authorization', jwt).send(body),
+    delete: (path: string) => t.http().delete(path).set('authorization', jwt),
+  });
+
+  const create = async (jwt: string, body: { name: string; sku: string; price: number }) => {
+    const res = await as(jwt).post('/v1/products', body);
+    expect(res.status).toBe(201);
+    return res.body as { id: number; name: string; sku: string; price: number; created_at: string; updated_at: string };
+  };
+
+  beforeAll(async () => {
+    clock = new ManualClock('2026-11-21T03:00:00Z');
+    t = await startTestApp({ clock });
+    [companyA, companyB] = await createCompanies(t, 'Alpha', 'Beta');
+    writerA = (await login(t, await createAccount(t, [companyA.id], ['products:read', 'products:write']), companyA.id)).jwt;
+    readerA = (await login(t, await createAccount(t, [companyA.id], ['products:read']), companyA.id)).jwt;
+    writerB = (await login(t, await createAccount(t, [companyB.id], ['products:read', 'products:write']), companyB.id)).jwt;
+  });
+  afterAll(() => t?.close());
+
+  describe('happy path', () => {
+    it('creates (201), gets, replaces (PUT) and deletes (204) a product', async () => {
+      const created = await create(writerA, { name: '  Green tea 100 g ', sku: 'TEA-GRN-100', price: 1250 });
+      expect(created).toEqual({
+        id: expect.any(Number),
+        name: 'Green tea 100 g',
+        sku: 'TEA-GRN-100',
+        price: 1250,
+        created_at: '2026-11-21T03:00:00.000Z',
+        updated_at: '2026-11-21T03:00:00.000Z',
+      });
+
+      const got = await as(readerA).get(`/v1/products/${created.id}`).expect(200);
+      expect(got.body).toEqual(created);
+
+      clock.advance(60_000);
+      const replaced = await as(writerA)
+        .put(`/v1/products/${created.id}`, { name: 'Green tea 250 g', sku: 'TEA-GRN-250', price: 2900 })
+        .expect(200);
+      expect(replaced.body).toEqual({
+        ...created,
+        name: 'Green tea 250 g',
+        sku: 'TEA-GRN-250',
+        price: 2900,
+        updated_at: '2026-11-21T03:01:00.000Z',
+      });
+      expect((await as(readerA).get(`/v1/products/${created.id}`).expect(200)).body).toEqual(replaced.body);
+
+      const deleted = await as(writerA).delete(`/v1/products/${created.id}`).expect(204);
+      expect(deleted.text).toBe('');
+      expectError(await as(readerA).get(`/v1/products/${created.id}`), 404, 'error_not_found');
+      expectError(await as(writerA).delete(`/v1/products/${created.id}`), 404, 'error_not_found');
+    });
+
+    it('PUT may keep the same sku; a freed sku can be reused', async () => {
+      const product = await create(writerA, { name: 'Mug', sku: 'MUG-1', price: 500 });
+      await as(writerA).put(`/v1/products/${product.id}`, { name: 'Big mug', sku: 'MUG-1', price: 700 }).expect(200);
+      await as(writerA).delete(`/v1/products/${product.id}`).expect(204);
+      await create(writerA, { name: 'Mug again', sku: 'MUG-1', price: 0 });
+    });
+
+    it('lists by id in pages of per_page with the total, and filters by name (case-insensitive substring)', async () => {
+      const [company] = await createCompanies(t, 'Lister');
+      const jwt = (await login(t, await createAccount(t, [company.id], ['products:read', 'products:write']), company.id)).jwt;
+      const names = ['Earl Grey', 'green TEA', 'Coffee beans', 'Tea pot', '100% tea_leaves', 'Sugar'];
+      const made = [];
+      for (const [i, name] of names.entries()) made.push(await create(jwt, { name, sku: `SKU-${i}`, price: i * 100 }));
+
+      const first = await as(jwt).get('/v1/products').expect(200);
+      expect(first.body).toEqual({ data: made, page: 1, per_page: 20, total: 6 });
+
+      const page2 = await as(jwt).get('/v1/products?page=2&per_page=4').expect(200);
+      expect(page2.body).toEqual({ data: made.slice(4), page: 2, per_page: 4, total: 6 });
+      const beyond = await as(jwt).get('/v1/products?page=5&per_page=4').expect(200);
+      expect(beyond.body).toEqual({ data: [], page: 5, per_page: 4, total: 6 });
+
+      const tea = await as(jwt).get('/v1/products?name=TeA').expect(200);
+      expect(tea.body).toEqual({ data: [made[1], made[3], made[4]], page: 1, per_page: 20, total: 3 });
+      const teaPage = await as(jwt).get('/v1/products?name=tea&per_page=2&page=2').expect(200);
+      expect(teaPage.body).toEqual({ data: [made[4]], page: 2, per_page: 2, total: 3 });
+
+      // LIKE wildcards in the filter match only themselves.
+      expect((await as(jwt).get(`/v1/products?name=${encodeURIComponent('%')}`).expect(200)).body.data).toEqual([made[4]]);
+      expect((await as(jwt).get('/v1/products?name=a_l').expect(200)).body.data).toEqual([made[4]]);
+      expect((await as(jwt).get('/v1/products?name=a_p').expect(200)).body.total).toBe(0); // unescaped, `_` would match 'Tea pot'
+    });
+  });
+
+  describe('validation: 400 error_validation naming the field', () => {
+    const valid = { name: 'Valid', sku: 'VALID-1', price: 100 };
+
+    it.each<[string, object, string[]]>([
+      ['name missing', { sku: 'S-1', price: 1 }, ['name']],
+      ['name blank', { ...valid, name: '   ' }, ['name']],
+      ['name too long', { ...valid, name: 'x'.repeat(201) }, ['name']],
+      ['name not a string', { ...valid, name: 42 }, ['name']],
+      ['sku missing', { name: 'N', price: 1 }, ['sku']],
+      ['sku with a space', { ...valid, sku: 'A B' }, ['sku']],
+      ['sku too long', { ...valid, sku: 'S'.repeat(65) }, ['sku']],
+      ['price missing', { name: 'N', sku: 'S-2' }, ['price']],
+      ['price negative', { ...valid, price: -1 }, ['price']],
+      ['price fractional', { ...valid, price: 12.5 }, ['price']],
+      ['price a string', { ...valid, price: '100' }, ['price']],
+      ['price too large', { ...valid, price: 1_000_000_001 }, ['price']],
+      ['an unknown field', { ...valid, currency: 'EUR' }, ['currency']],
+      ['everything wrong', { name: '', sku: '', price: null }, ['name', 'sku', 'price']],
+    ])('POST with %s', async (_label, body, fields) => {
+      expectInvalid(await as(writerA).post('/v1/products', body), ...fields);
+    });
+
+    it('PUT is a full replace: a missing field is refused, not kept', async () => {
+      const product = await create(writerA, { name: 'Full', sku: 'FULL-1', price: 1 });
+      expectInvalid(await as(writerA).put(`/v1/products/${product.id}`, { name: 'Only name' }), 'sku', 'price');
+      expectInvalid(await as(writerA).put(`/v1/products/${product.id}`, { ...valid, id: 99 }), 'id');
+      expect((await as(readerA).get(`/v1/products/${product.id}`).expect(200)).body).toEqual(product);
+    });
+
+    it('a duplicate sku in the same company → details for sku, on POST and PUT; another company may use it', async () => {
+      await create(writerA, { name: 'Original', sku: 'DUP-1', price: 1 });
+      const dup = await as(writerA).post('/v1/products', { name: 'Copy', sku: 'DUP-1', price: 2 });
+      expectInvalid(dup, 'sku');
+      const other = await create(writerA, { name: 'Other', sku: 'DUP-2', price: 3 });
+      expectInvalid(await as(writerA).put(`/v1/products/${other.id}`, { name: 'Other', sku: 'DUP-1', price: 3 }), 'sku');
+      expect((await as(readerA).get(`/v1/products/${other.id}`).expect(200)).body.sku).toBe('DUP-2');
+      // SKUs are case-sensitive, and unique per company only.
+      await create(writerA, { name: 'Lower', sku: 'dup-1', price: 1 });
+      await create(writerB, { name: 'Theirs', sku: 'DUP-1', price: 1 });
+    });
+
+    it.each([
+      ['page=0', ['page']],
+      ['per_page=101', ['per_page']],
+      ['page=abc', ['page']],
+      ['name=', ['name']],
+      ['name=a&name=b', ['name']],
+      ['sort=name', ['sort']],
+    ])('GET /v1/products?%s', async (query, fields) => {
+      expectInvalid(await as(readerA).get(`/v1/products?${query}`), ...fields);
+    });
+
+    it.each(['abc', '0', '-1', '1.5', '1e3', '007', '2147483648', '99999999999999999999'])(
+      'an id that cannot name a product (%s) → 404 error_not_found',
+      async (id) => {
+        expectError(await as(readerA).get(`/v1/products/${id}`), 404, 'error_not_found');
+        expectError(await as(writerA).put(`/v1/products/${id}`, valid), 404, 'error_not_found');
+        expectError(await as(writerA).delete(`/v1/products/${id}`), 404, 'error_not_found');
+      },
+    );
+  });
+
+  describe('credentials and permissions', () => {
+    it('no token → 401 error_jwt_is_required on every route', async () => {
+      expectError(await t.http().get('/v1/products'), 401, 'error_jwt_is_required');
+      expectError(await t.http().post('/v1/products').send({ name: 'x', sku: 'x', price: 1 }), 401, 'error_jwt_is_required');
+      expectError(await t.http().get('/v1/products/1'), 401, 'error_jwt_is_required');
+      expectError(await t.http().put('/v1/products/1').send({ name: 'x', sku: 'x', price: 1 }), 401, 'error_jwt_is_required');
+      expectError(await t.http().delete('/v1/products/1'), 401, 'error_jwt_is_required');
+    });
+
+    it('products:read can read but not write → 403 error_permission_denied, and nothing changes', async () => {
+      const product = await create(writerA, { name: 'Guarded', sku: 'GUARD-1', price: 10 });
+      await as(readerA).get('/v1/products').expect(200);
+      await as(readerA).get(`/v1/products/${product.id}`).expect(200);
+      expectError(await as(readerA).post('/v1/products', { name: 'No', sku: 'NO-1', price: 1 }), 403, 'error_permission_denied');
+      expectError(
+        await as(readerA).put(`/v1/products/${product.id}`, { name: 'No', sku: 'NO-1', price: 1 }),
+        403,
+        'error_permission_denied',
+      );
+      expectError(await as(readerA).delete(`/v1/products/${product.id}`), 403, 'error_permission_denied');
+      expect((await as(readerA).get(`/v1/products/${product.id}`).expect(200)).body).toEqual(product);
+      expect((await as(readerA).get('/v1/products?name=No').expect(200)).body.total).toBe(0);
+    });
+
+    it('a token without products:read cannot list → 403', async () => {
+      const ordersOnly = (await login(t, await createAccount(t, [companyA.id], ['orders:read']), companyA.id)).jwt;
+      expectError(await as(ordersOnly).get('/v1/products'), 403, 'error_permission_denied');
+    });
+  });
+
+  describe('isolation between companies', () => {
+    it("company A never sees, changes or deletes company B's products: list, get, update, delete", async () => {
+      const theirs = await create(writerB, { name: 'Secret recipe', sku: 'SECRET-1', price: 999 });
+
+      const listA = await as(writerA).get('/v1/products?per_page=100').expect(200);
+      expect(listA.body.data.map((p: { id: number }) => p.id)).not.toContain(theirs.id);
+      expect((await as(writerA).get('/v1/products?name=secret').expect(200)).body).toMatchObject({ data: [], total: 0 });
+
+      expectError(await as(writerA).get(`/v1/products/${theirs.id}`), 404, 'error_not_found');
+      expectError(
+        await as(writerA).put(`/v1/products/${theirs.id}`, { name: 'Stolen', sku: 'SECRET-1', price: 0 }),
+        404,
+        'error_not_found',
+      );
+      expectError(await as(writerA).delete(`/v1/products/${theirs.id}`), 404, 'error_not_found');
+
+      // Untouched, as B sees it.
+      expect((await as(writerB).get(`/v1/products/${theirs.id}`).expect(200)).body).toEqual(theirs);
+    });
+
+    it('an employee of both companies sees the products of the company the token is bound to', async () => {
+      const both = await createAccount(t, [companyA.id, companyB.id], ['products:read']);
+      const inB = (await login(t, both, companyB.id)).jwt;
+      const inA = (await login(t, both, companyA.id)).jwt;
+      const ofB = (await as(inB).get('/v1/products?per_page=100').expect(200)).body.data as { id: number }[];
+      const ofA = (await as(inA).get('/v1/products?per_page=100').expect(200)).body.data as { id: number }[];
+      expect(ofB.length).toBeGreaterThan(0);
+      expect(ofA.filter((a) => ofB.some((b) => b.id === a.id))).toEqual([]);
+    });
+  });
+
+  it('every response carries the rate-limit headers of the products group', async () => {
+    const product = await create(writerA, { name: 'Limited', sku: 'RL-1', price: 1 });
+    const responses = [
+      await as(readerA).get('/v1/products'),
+      await as(readerA).get(`/v1/products/${product.id}`),
+      await as(writerA).post('/v1/products', { name: 'x' }),
+      await as(writerA).put(`/v1/products/${product.id}`, { name: 'Limited', sku: 'RL-1', price: 2 }),
+      await as(writerA).delete(`/v1/products/${product.id}`),
+      await as(readerA).delete(`/v1/products/${product.id}`),
+      await t.http().get('/v1/products'),
+    ];
+    expect(responses.map((res) => res.status)).toEqual([200, 200, 400, 200, 204, 403, 401]);
+    for (const res of responses) {
+      expect(res.headers['x-rate-limit-limit']).toMatch(/^\d+$/);
+      expect(res.headers['x-rate-limit-remaining']).toMatch(/^\d+$/);
+      expect(res.headers['x-rate-limit-identifier']).toMatch(/^[^|]+\|(GET|POST|PUT|DELETE)\|products\|([0-9a-f]{16}|-)$/);
+    }
+    expect(responses[0].headers['x-rate-limit-identifier']).toContain('|GET|products|');
+    expect(responses[4].headers['x-rate-limit-identifier']).toContain('|DELETE|products|');
+  });
+
+  it('is documented in OpenAPI with its DTOs and the 404', async () => {
+    const doc = (await t.http().get('/docs/openapi.json').expect(200)).body;
+    expect(Object.keys(doc.paths['/v1/products']).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths['/v1/products/{id}']).sort()).toEqual(['delete', 'get', 'put']);
+    expect(doc.paths['/v1/products/{id}'].get.responses['404']).toBeDefined();
+    expect(doc.paths['/v1/products'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual([
+      'name',
+      'page',
+      'per_page',
+    ]);
+    expect(doc.components.schemas.ProductInputDto.required.sort()).toEqual(['name', 'price', 'sku']);
+  });
+});
