@@ -48,10 +48,7 @@ export class AuthGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
-    const rule = this.reflector.getAllAndOverride<AuthRule | undefined>(AUTH_RULE, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
+    const rule = this.ruleOf(context.getHandler(), context.getClass());
     const request = context.switchToHttp().getRequest<FastifyRequest & { principal?: Principal }>();
     if (!rule) throw permissionDenied('This route declares no access rule.');
     // The query-string credential is refused everywhere, public routes included, so it never slips by.
@@ -71,5 +68,17 @@ export class AuthGuard implements CanActivate {
     }
     request.principal = principal;
     return true;
+  }
+
+  // Metadata never changes after boot, and this runs on every request.
+  private readonly rules = new WeakMap<Function, AuthRule | null>();
+
+  private ruleOf(handler: Function, controller: Function): AuthRule | undefined {
+    let rule = this.rules.get(handler);
+    if (rule === undefined) {
+      rule = this.reflector.getAllAndOverride<AuthRule | undefined>(AUTH_RULE, [handler, controller]) ?? null;
+      this.rules.set(handler, rule);
+    }
+    return rule ?? undefined;
   }
 }

@@ -40,7 +40,7 @@ export class RateLimitHeaders implements OnModuleInit {
     const group = route?.group ?? pattern?.split('/')[2] ?? '-';
     const limit = route ? this.policy.limitFor(request.method, route) : this.policy.defaultLimit(request.method);
     const verdict = await this.credentials.resolve(request);
-    const tokenHash = verdict.status === 'valid' ? this.credentials.headerHash(request)!.slice(0, 16) : '-';
+    const tokenHash = verdict.status === 'valid' ? verdict.tokenHash : '-';
     const identifier = `${request.ip}|${request.method}|${group}|${tokenHash}`;
     const record = await this.counters.peek(counterKey(identifier), RATE_LIMIT_WINDOW_MS, limit).catch(() => null);
     reply.header(LIMIT_HEADER, limit);

@@ -13,6 +13,8 @@ export interface RateLimitRule {
   group?: string;
   /** Per-method limits per 3-second window that replace the defaults for this controller or route. */
   limits?: Partial<Record<HttpMethod, number>>;
+  /** Set by {@link NoRateLimit}. */
+  skip?: boolean;
 }
 
 /**
@@ -22,4 +24,4 @@ export interface RateLimitRule {
 export const RateLimit = (rule: RateLimitRule) => SetMetadata(RATE_LIMIT_RULE, rule);
 
 /** Routes outside the request rate limit, such as partner webhooks that carry their own limits. */
-export const NoRateLimit = () => applyDecorators(SkipThrottle(), SetMetadata(RATE_LIMIT_RULE, { skip: true }));
+export const NoRateLimit = () => applyDecorators(SkipThrottle(), SetMetadata(RATE_LIMIT_RULE, { skip: true } satisfies RateLimitRule));

@@ -10,7 +10,6 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CredentialService } from '../auth/credentials/credential.service';
 import { ApiError } from '../common/errors/api-error';
-import { RATE_LIMIT_RULE } from './rate-limit.decorator';
 import { RATE_LIMIT_WINDOW_MS, RateLimitPolicy } from './rate-limit.policy';
 import type { RateLimitStorage } from './storage/rate-limit-storage';
 
@@ -43,8 +42,8 @@ export class RateLimitGuard extends ThrottlerGuard {
     if (context.getType() !== 'http') return true;
     const handler = context.getHandler();
     const controller = context.getClass();
-    if (this.reflector.getAllAndOverride<{ skip?: boolean }>(RATE_LIMIT_RULE, [handler, controller])?.skip) return true;
     const route = this.policy.route(handler, controller);
+    if (route.skip) return true;
     const method = context.switchToHttp().getRequest<FastifyRequest>().method;
     return this.handleRequest({
       context,
@@ -72,7 +71,7 @@ export class RateLimitGuard extends ThrottlerGuard {
   /** `{ip}|{METHOD}|{group}|{token hash}` (contract.md), e.g. `203.0.113.7|GET|products|9f86d081884c7d65`. */
   async identifierOf(request: FastifyRequest, group: string): Promise<string> {
     const verdict = await this.credentials.resolve(request);
-    const tokenHash = verdict.status === 'valid' ? this.credentials.headerHash(request)!.slice(0, 16) : '-';
+    const tokenHash = verdict.status === 'valid' ? verdict.tokenHash : '-';
     return `${request.ip}|${request.method}|${group}|${tokenHash}`;
   }
 }

@@ -15,6 +15,8 @@ export const OTHER_METHODS_LIMIT = 30;
 interface RouteLimits {
   group: string;
   limits: Partial<Record<string, number>>;
+  /** Exempt by @NoRateLimit() on the route or its controller. */
+  skip: boolean;
 }
 
 /** Which counter a request belongs to and how many requests that counter allows. */
@@ -47,6 +49,7 @@ export class RateLimitPolicy {
       route = {
         group: handlerRule.group ?? classRule.group ?? groupFromPath(this.reflector.get<unknown>(PATH_METADATA, controller)),
         limits: { ...classRule.limits, ...handlerRule.limits },
+        skip: handlerRule.skip ?? classRule.skip ?? false,
       };
       this.routes.set(handler, route);
     }

@@ -1,8 +1,12 @@
 import type { Principal } from './principal';
 
-/** What is remembered about a credential already looked up, keyed by the SHA-256 of the header value. */
+/**
+ * What is remembered about a credential already looked up, keyed by the header value itself: a Map lookup on
+ * the string is far cheaper than hashing it on every request, and the digest the rate limiter needs is kept
+ * in the entry (`tokenHash`, the first 16 hex characters of its SHA-256).
+ */
 export type CachedCredential =
-  | { status: 'valid'; principal: Principal; expiresAtMs: number; freshUntilMs: number }
+  | { status: 'valid'; principal: Principal; expiresAtMs: number; freshUntilMs: number; tokenHash: string }
   | { status: 'blacklisted' | 'not_found'; freshUntilMs: number };
 
 /**
@@ -15,39 +19,35 @@ export class CredentialCache {
 
   constructor(private readonly maxEntries = 100_000) {}
 
-  get(hash: string, nowMs: number): CachedCredential | undefined {
-    const entry = this.entries.get(hash);
+  get(header: string, nowMs: number): CachedCredential | undefined {
+    const entry = this.entries.get(header);
     if (entry === undefined) return undefined;
     if (entry.freshUntilMs <= nowMs) {
-      this.entries.delete(hash);
+      this.entries.delete(header);
       return undefined;
     }
     return entry;
   }
 
-  set(hash: string, entry: CachedCredential): void {
-    this.entries.delete(hash);
+  set(header: string, entry: CachedCredential): void {
+    this.entries.delete(header);
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
     }
-    this.entries.set(hash, entry);
+    this.entries.set(header, entry);
   }
 
   /** Drops every entry the predicate matches; revocations are rare, so a scan is cheaper than indexes. */
   evictWhere(matches: (principal: Principal) => boolean): number {
     let evicted = 0;
-    for (const [hash, entry] of this.entries) {
+    for (const [header, entry] of this.entries) {
       if (entry.status === 'valid' && matches(entry.principal)) {
-        this.entries.delete(hash);
+        this.entries.delete(header);
         evicted++;
       }
     }
     return evicted;
-  }
-
-  evict(hash: string): void {
-    this.entries.delete(hash);
   }
 
   get size(): number {

@@ -19,11 +19,7 @@ export const QUERY_CREDENTIAL_PARAM = '__jwtAuthorization';
 const CACHE_FRESHNESS_MS = 30_000;
 
 const VERDICT = Symbol('credentialVerdict');
-const HEADER_HASH = Symbol('authorizationHash');
-type RequestWithMemo = FastifyRequest & {
-  [VERDICT]?: Promise<CredentialVerdict>;
-  [HEADER_HASH]?: string | null;
-};
+type RequestWithMemo = FastifyRequest & { [VERDICT]?: Promise<CredentialVerdict> };
 
 const API_KEY_ID = /^[A-Za-z0-9_-]{8,40}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -105,16 +101,6 @@ export class CredentialService {
     return (memo[VERDICT] ??= this.decide(request));
   }
 
-  /** SHA-256 (hex) of the Authorization header exactly as received, or null without one. */
-  headerHash(request: FastifyRequest): string | null {
-    const memo = request as RequestWithMemo;
-    if (memo[HEADER_HASH] === undefined) {
-      const header = request.headers.authorization;
-      memo[HEADER_HASH] = typeof header === 'string' && header !== '' ? sha256Hex(header) : null;
-    }
-    return memo[HEADER_HASH];
-  }
-
   static hasQueryCredential(request: FastifyRequest): boolean {
     const query = request.query as Record<string, unknown> | undefined;
     return query !== undefined && query !== null && Object.hasOwn(query, QUERY_CREDENTIAL_PARAM);
@@ -126,17 +112,17 @@ export class CredentialService {
     if (typeof header !== 'string' || header.trim() === '') return { status: 'missing' };
     if (/^bearer\s/i.test(header)) return { status: 'not_found' };
 
-    const hash = this.headerHash(request)!;
     const nowMs = this.clock.nowMs();
-    let entry = this.cache.get(hash, nowMs);
+    let entry = this.cache.get(header, nowMs);
     if (entry === undefined) {
-      entry = header.includes(':') ? await this.lookUpApiKey(header, nowMs) : await this.lookUpJwt(header, hash, nowMs);
-      this.cache.set(hash, entry);
+      const hash = sha256Hex(header);
+      entry = header.includes(':') ? await this.lookUpApiKey(header, hash, nowMs) : await this.lookUpJwt(header, hash, nowMs);
+      this.cache.set(header, entry);
     }
     if (entry.status !== 'valid') return { status: entry.status };
     if (entry.expiresAtMs <= nowMs) return { status: 'expired' };
     this.usage.touch(entry.principal, nowMs);
-    return { status: 'valid', principal: entry.principal };
+    return { status: 'valid', principal: entry.principal, tokenHash: entry.tokenHash };
   }
 
   private async lookUpJwt(token: string, hash: string, nowMs: number): Promise<CachedCredential> {
@@ -177,7 +163,13 @@ export class CredentialService {
       credentialId: row.id,
       ...ownerOf(row),
     };
-    return { status: 'valid', principal, expiresAtMs: new Date(row.expires_at).getTime(), freshUntilMs };
+    return {
+      status: 'valid',
+      principal,
+      expiresAtMs: new Date(row.expires_at).getTime(),
+      freshUntilMs,
+      tokenHash: hash.slice(0, 16),
+    };
   }
 
   /** Signature, algorithm and key only; expiry is the service's own rule, judged with its clock. */
@@ -192,7 +184,7 @@ export class CredentialService {
     }
   }
 
-  private async lookUpApiKey(header: string, nowMs: number): Promise<CachedCredential> {
+  private async lookUpApiKey(header: string, hash: string, nowMs: number): Promise<CachedCredential> {
     const freshUntilMs = nowMs + CACHE_FRESHNESS_MS;
     const separator = header.indexOf(':');
     const keyId = header.slice(0, separator);
@@ -224,7 +216,13 @@ export class CredentialService {
       credentialId: row.id,
       ...ownerOf(row),
     };
-    return { status: 'valid', principal, expiresAtMs: Number.POSITIVE_INFINITY, freshUntilMs };
+    return {
+      status: 'valid',
+      principal,
+      expiresAtMs: Number.POSITIVE_INFINITY,
+      freshUntilMs,
+      tokenHash: hash.slice(0, 16),
+    };
   }
 
   private forget(notice: RevocationNotice): void {

@@ -17,7 +17,8 @@ export interface Principal {
 
 /** The outcome of reading a request's credential, decided once per request and shared by every guard. */
 export type CredentialVerdict =
-  | { status: 'valid'; principal: Principal }
+  /** `tokenHash`: the first 16 hex characters of the SHA-256 of the header, for the rate-limit counter. */
+  | { status: 'valid'; principal: Principal; tokenHash: string }
   | { status: 'missing' }
   | { status: 'query_not_allowed' }
   | { status: 'not_found' }
