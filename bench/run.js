@@ -128,12 +128,16 @@ async function embeddedRows() {
     try {
       const { jwt, apiKey, products } = await prepare(service.url, companyId);
       const me = await json(`${service.url}/v1/users/me`, { headers: { authorization: jwt } });
-      const bare = await startServer('bench/bare-app.js', { PATH: process.env.PATH, BARE_BODY: JSON.stringify(me.body) }, {
-        label: 'bare app',
-      });
+      const bareEnv = { PATH: process.env.PATH, BARE_BODY: JSON.stringify(me.body) };
+      const bare = await startServer('bench/bare-app.js', bareEnv, { label: 'bare app' });
+      const floor = await startServer('bench/bare-app.js', { ...bareEnv, BARE_VARIANT: 'floor' }, { label: 'floor app' });
       try {
         const rows = [
           { name: 'baseline: bare NestJS route, same JSON', url: `${bare.url}/bare/me` },
+          {
+            name: 'floor: same route, 2 no-op guards, param decorator, pipe, same headers',
+            url: `${floor.url}/v1/bare/me`,
+          },
           { name: 'GET /v1/users/me, JWT, memory store', url: `${service.url}/v1/users/me`, headers: { authorization: jwt }, service: service.url },
           { name: 'GET /v1/users/me, API key, memory store', url: `${service.url}/v1/users/me`, headers: { authorization: apiKey }, service: service.url },
         ];
@@ -159,6 +163,7 @@ async function embeddedRows() {
         return { rows: [...measured, ...logins], products };
       } finally {
         await bare.stop();
+        await floor.stop();
       }
     } finally {
       await service.stop();

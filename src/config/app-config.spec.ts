@@ -96,3 +96,15 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATABASE_URL: '', PORT: ' ' }).usesEmbeddedDatabase).toBe(true);
   });
 });
+
+describe('.env.example', () => {
+  it('lists every setting loadConfig reads', () => {
+    const { readFileSync } = jest.requireActual<typeof import('node:fs')>('node:fs');
+    const source = readFileSync(`${__dirname}/app-config.ts`, 'utf8');
+    const example = readFileSync(`${__dirname}/../../.env.example`, 'utf8');
+    const keys = new Set([...source.matchAll(/\(env, '([A-Z][A-Z0-9_]+)'/g)].map((match) => match[1]));
+    expect(keys.size).toBeGreaterThan(15);
+    const missing = [...keys].filter((key) => !new RegExp(`^#? ?${key}=`, 'm').test(example));
+    expect(missing).toEqual([]);
+  });
+});
