@@ -1,5 +1,5 @@
 import { ManualClock } from '../src/common/clock/manual-clock';
-import { type Account, createAccount, createCompanies, login } from './support/fixtures';
+import { type Account, createAccount, createCompanies } from './support/fixtures';
 import { startTestApp, type TestApp } from './support/test-app';
 
 describe('two-step login', () => {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Response } from 'supertest';
 import { ManualClock } from '../src/common/clock/manual-clock';
-import { createAccount, createCompanies, login } from './support/fixtures';
+import { createAccount, createCompanies, login, authed } from './support/fixtures';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const BASE = '/v1/marketingconversations';
@@ -35,10 +35,7 @@ describe('marketing conversations', () => {
   let unrelated: string;
   let betaWriter: string;
 
-  const as = (token: string) => ({
-    get: (path: string) => t.http().get(path).set('authorization', token),
-    post: (path: string, body?: object) => t.http().post(path).set('authorization', token).send(body),
-  });
+  const as = (credential: string) => authed(t, credential);
 
   beforeAll(async () => {
     clock = new ManualClock('2026-11-21T03:00:00Z');

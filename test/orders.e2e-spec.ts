@@ -2,7 +2,7 @@ import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { ManualClock } from '../src/common/clock/manual-clock';
 import { currentTestDatabase } from './support/databases';
-import { createAccount, createCompanies, login } from './support/fixtures';
+import { createAccount, createCompanies, login, authed } from './support/fixtures';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const expectError = (res: Response, status: number, code: string) => {
@@ -40,12 +40,7 @@ describe(`orders (${currentTestDatabase()})`, () => {
   let mug: Product;
   let theirs: Product;
 
-  const as = (jwt: string) => ({
-    get: (path: string) => t.http().get(path).set('authorization', jwt),
-    post: (path: string, body?: object) => t.http().post(path).set('authorization', jwt).send(body),
-    put: (path: string, body?: object) => t.http().put(path).set('authorization', jwt).send(body),
-    delete: (path: string) => t.http().delete(path).set('authorization', jwt),
-  });
+  const as = (credential: string) => authed(t, credential);
 
   const product = async (jwt: string, name: string, sku: string, price: number): Promise<Product> => {
     const res = await as(jwt).post('/v1/products', { name, sku, price });

@@ -1,7 +1,7 @@
 import type { Response } from 'supertest';
 import { ManualClock } from '../src/common/clock/manual-clock';
 import { currentTestDatabase } from './support/databases';
-import { createAccount, createCompanies, login } from './support/fixtures';
+import { createAccount, createCompanies, login, authed } from './support/fixtures';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const expectError = (res: Response, status: number, code: string) => {
@@ -28,12 +28,7 @@ describe(`products (${currentTestDatabase()})`, () => {
   let readerA: string;
   let writerB: string;
 
-  const as = (jwt: string) => ({
-    get: (path: string) => t.http().get(path).set('authorization', jwt),
-    post: (path: string, body?: object) => t.http().post(path).set('authorization', jwt).send(body),
-    put: (path: string, body?: object) => t.http().put(path).set('authorization', jwt).send(body),
-    delete: (path: string) => t.http().delete(path).set('authorization', jwt),
-  });
+  const as = (credential: string) => authed(t, credential);
 
   const create = async (jwt: string, body: { name: string; sku: string; price: number }) => {
     const res = await as(jwt).post('/v1/products', body);

@@ -1,13 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { HttpStatus, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DataSource, IsNull } from 'typeorm';
 import { sha256Hex } from '../auth/credentials/credential.service';
 import type { Principal } from '../auth/credentials/principal';
 import { RevocationBus } from '../auth/credentials/revocation-bus';
 import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
-import { ErrorCode } from '../common/errors/error-codes';
-import { coversAll, normalizeGrants } from '../membership/permission';
+import { grantableBy } from '../membership/grantable';
 import { ApiKey } from './api-key.entity';
 import type { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
 
@@ -22,14 +21,7 @@ export class ApiKeysService {
 
   /** The secret is returned here once and stored only as its SHA-256. */
   async create(principal: Principal, input: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
-    const permissions = normalizeGrants(input.permissions);
-    if (!coversAll(principal.permissions, permissions)) {
-      throw new ApiError(
-        ErrorCode.PermissionDenied,
-        HttpStatus.FORBIDDEN,
-        'An API key can hold only permissions its owner holds.',
-      );
-    }
+    const permissions = grantableBy(principal, input.permissions, 'An API key can hold only permissions its owner holds.');
     const keyId = `ak_${randomBytes(12).toString('base64url')}`;
     const secret = randomBytes(32).toString('base64url');
     const key = this.dataSource.getRepository(ApiKey).create({

@@ -31,7 +31,8 @@ export class DemoDataService implements OnApplicationBootstrap {
     private readonly dataSource: DataSource,
     private readonly hasher: PasswordHasher,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
-    @Inject('MIGRATIONS_APPLIED') private readonly migrationsApplied: unknown,
+    // Only for ordering: demo data goes in after the migrations have run.
+    @Inject('MIGRATIONS_APPLIED') _migrationsApplied: unknown,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {

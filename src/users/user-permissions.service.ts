@@ -5,7 +5,8 @@ import { RevocationBus } from '../auth/credentials/revocation-bus';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import { Membership } from '../membership/membership.entity';
-import { ALL_PERMISSIONS, coversAll, normalizeGrants } from '../membership/permission';
+import { grantableBy } from '../membership/grantable';
+import { ALL_PERMISSIONS, coversAll } from '../membership/permission';
 import type { ReplacePermissionsDto } from './dto/user-permissions.dto';
 import type { CompanyEmployeeDto } from './dto/users.dto';
 
@@ -35,10 +36,7 @@ export class UserPermissionsService {
   ) {}
 
   async replace(principal: Principal, employeeId: number, input: ReplacePermissionsDto): Promise<CompanyEmployeeDto> {
-    const permissions = normalizeGrants(input.permissions);
-    if (!coversAll(principal.permissions, permissions)) {
-      throw denied('You can grant only permissions you hold yourself.');
-    }
+    const permissions = grantableBy(principal, input.permissions, 'You can grant only permissions you hold yourself.');
     const companyId = principal.companyId;
     const employee = await this.dataSource.transaction(async (manager) => {
       // One change at a time per company: two owners demoting each other at once must not both see the other

@@ -1,11 +1,10 @@
-import { HttpStatus, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Principal } from '../auth/credentials/principal';
-import { ApiError } from '../common/errors/api-error';
-import { ErrorCode } from '../common/errors/error-codes';
 import { EmployeeService } from '../employee/employee.service';
 import { Membership } from '../membership/membership.entity';
-import { coversAll, type Grant, normalizeGrants } from '../membership/permission';
+import { grantableBy } from '../membership/grantable';
+import type { Grant } from '../membership/permission';
 import type { CompanyEmployeeDto, CreateEmployeeDto, MeDto } from './dto/users.dto';
 
 /** Employees as seen from inside one company. */
@@ -46,14 +45,7 @@ export class UsersService {
    * so `users:write` is not a way to gain more.
    */
   async create(principal: Principal, input: CreateEmployeeDto): Promise<CompanyEmployeeDto> {
-    const permissions = normalizeGrants(input.permissions);
-    if (!coversAll(principal.permissions, permissions)) {
-      throw new ApiError(
-        ErrorCode.PermissionDenied,
-        HttpStatus.FORBIDDEN,
-        'You can grant only permissions you hold yourself.',
-      );
-    }
+    const permissions = grantableBy(principal, input.permissions, 'You can grant only permissions you hold yourself.');
     return this.dataSource.transaction(async (manager) => {
       const employee = await this.employees.create(input, manager);
       await manager.insert(Membership, { employeeId: employee.id, companyId: principal.companyId, permissions });

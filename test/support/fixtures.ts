@@ -48,3 +48,13 @@ export async function login(t: TestApp, account: Account, companyId: number): Pr
   if (res.status !== 200) throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body as LoginBody;
 }
+
+/** Requests carrying one credential: `authed(t, jwt).post('/v1/products', body)`. */
+export function authed(t: TestApp, credential: string) {
+  return {
+    get: (path: string) => t.http().get(path).set('authorization', credential),
+    post: (path: string, body?: object) => t.http().post(path).set('authorization', credential).send(body),
+    put: (path: string, body?: object) => t.http().put(path).set('authorization', credential).send(body),
+    delete: (path: string) => t.http().delete(path).set('authorization', credential),
+  };
+}
