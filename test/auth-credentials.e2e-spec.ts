@@ -269,6 +269,18 @@ describe('credentials', () => {
     expect(QueryCounter.total - afterLogin).toBeGreaterThanOrEqual(1);
   });
 
+  // Refusals that needed a query (a well-formed but unknown key) are remembered, within the cache's cap.
+  it('remembers no credential refused without the database, so a flood of them cannot fill memory', async () => {
+    const cached = async () =>
+      Number(/^credential_cache_entries (\d+)/m.exec((await t.http().get('/metrics').expect(200)).text)![1]);
+    const before = await cached();
+    for (let i = 0; i < 30; i++) {
+      const garbage = i % 3 === 0 ? `x${i}.${'y'.repeat(2000)}.z` : i % 3 === 1 ? `k${i}:too-short-key-id` : `a${i}.b.c`;
+      expectError(await t.http().get('/v1/users/me').set('authorization', garbage), 401, 'error_jwt_hash_not_found');
+    }
+    expect(await cached()).toBe(before);
+  });
+
   it('never writes a token, refresh token, API key secret or password to the log', () => {
     for (const secret of [session.jwt, session.refresh_token, account.password]) expect(t.logs.text).not.toContain(secret);
   });

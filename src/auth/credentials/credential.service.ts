@@ -17,6 +17,13 @@ export const QUERY_CREDENTIAL_PARAM = '__jwtAuthorization';
 
 /** How long a looked-up credential is trusted without asking the database again, should a notice be lost. */
 const CACHE_FRESHNESS_MS = 30_000;
+/**
+ * Headers longer than this are never remembered: the cache is keyed by the header itself, and a flood of long
+ * made-up values must not fill memory. Issued JWTs are ~300 characters, API keys ~80.
+ */
+const MAX_CACHED_HEADER_LENGTH = 1024;
+/** A refusal decided without the database (bad signature, malformed key) is cheaper to decide again than to keep. */
+const NOT_KEPT: CachedCredential = { status: 'not_found', freshUntilMs: 0 };
 
 const VERDICT = Symbol('credentialVerdict');
 type RequestWithMemo = FastifyRequest & { [VERDICT]?: Promise<CredentialVerdict> };
@@ -117,7 +124,7 @@ export class CredentialService {
     if (entry === undefined) {
       const hash = sha256Hex(header);
       entry = header.includes(':') ? await this.lookUpApiKey(header, hash, nowMs) : await this.lookUpJwt(header, hash, nowMs);
-      this.cache.set(header, entry);
+      if (entry.freshUntilMs > nowMs && header.length <= MAX_CACHED_HEADER_LENGTH) this.cache.set(header, entry);
     }
     if (entry.status !== 'valid') return { status: entry.status };
     if (entry.expiresAtMs <= nowMs) return { status: 'expired' };
@@ -128,7 +135,7 @@ export class CredentialService {
   private async lookUpJwt(token: string, hash: string, nowMs: number): Promise<CachedCredential> {
     const notFound: CachedCredential = { status: 'not_found', freshUntilMs: nowMs + CACHE_FRESHNESS_MS };
     const claims = this.verifySignature(token);
-    if (!claims) return notFound;
+    if (!claims) return NOT_KEPT;
 
     const rows: TokenRow[] = await this.dataSource.query(
       `SELECT t.id, t.session_id, t.company_id, t.expires_at, t.revoked_at, s.employee_id, s.ended_at,
@@ -189,7 +196,7 @@ export class CredentialService {
     const separator = header.indexOf(':');
     const keyId = header.slice(0, separator);
     const secretDigest = Buffer.from(sha256Hex(header.slice(separator + 1)), 'hex');
-    if (!API_KEY_ID.test(keyId)) return { status: 'not_found', freshUntilMs };
+    if (!API_KEY_ID.test(keyId)) return NOT_KEPT;
 
     const rows: ApiKeyRow[] = await this.dataSource.query(
       `SELECT k.id, k.secret_hash, k.employee_id, k.company_id, k.permissions, k.revoked_at,
