@@ -83,6 +83,25 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     close: async () => {
       await app.close();
       if (ownsDatabase) await database.drop();
+      assertNoSecretLogged(logs);
     },
   };
+}
+
+/** What a credential or a password hash looks like; none may ever reach a log line. */
+const SECRET_SHAPES: Array<[string, RegExp]> = [
+  ['a JWT', /eyJ[\w-]{10,}\.[\w-]{10,}\.[\w-]{10,}/],
+  ['an API key', /ak_[\w-]{8,}:[\w-]{8,}/],
+  ['a password hash', /\$argon2id\$/],
+];
+
+/**
+ * Run when every test app closes, so the whole suite is checked: whatever a test did, the service's log holds
+ * no token, API key or password hash. (Tests that know a password check for it by value as well.)
+ */
+function assertNoSecretLogged(logs: LogCapture): void {
+  for (const [what, shape] of SECRET_SHAPES) {
+    const line = logs.lines.find((candidate) => shape.test(candidate));
+    if (line) throw new Error(`The service logged ${what}: ${line.slice(0, 300)}`);
+  }
 }
