@@ -149,7 +149,19 @@ describe('EmbeddedPool (PGlite behind a pg.Pool look-alike)', () => {
     const rival = new (createEmbeddedPgDriver(dataDir, CHECKOUT_TIMEOUT_MS).Pool)();
     await expect(rival.query('SELECT 1')).rejects.toBeInstanceOf(DataDirInUseError);
 
-    await end(pool);
+    // A caller still queued when the pool ends is told at once, not after its whole checkout timeout.
+    const holder = await checkout(pool);
+    const queued = checkout(pool).then(
+      () => 'granted',
+      (error: Error) => error.message,
+    );
+    await settle();
+    const started = performance.now();
+    const ending = end(pool);
+    expect(await queued).toBe('The embedded database pool has been closed');
+    expect(performance.now() - started).toBeLessThan(CHECKOUT_TIMEOUT_MS / 2);
+    holder.release();
+    await ending;
     ended = true;
     expect(existsSync(lockFile)).toBe(false);
     await expect(checkout(pool)).rejects.toThrow('The embedded database pool has been closed');

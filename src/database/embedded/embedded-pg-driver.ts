@@ -14,6 +14,7 @@ interface PgLikeResult {
 }
 
 const OID_INT8 = 20;
+const POOL_CLOSED = 'The embedded database pool has been closed';
 
 /**
  * The single PGlite backend behind one pool, opened lazily and shared by every checkout. It lives in
@@ -95,7 +96,7 @@ function toPgResult(result: Results | undefined): PgLikeResult {
  */
 export class EmbeddedPool extends EventEmitter {
   private leased = false;
-  private readonly waiting: Array<() => void> = [];
+  private readonly waiting: Array<{ grant: () => void; fail: (error: Error) => void }> = [];
   private ended = false;
 
   constructor(
@@ -132,6 +133,8 @@ export class EmbeddedPool extends EventEmitter {
 
   end(callback?: (error?: Error) => void): void {
     this.ended = true;
+    // Callers still queued would otherwise wait out their whole timeout for a session that is gone.
+    for (const waiter of this.waiting.splice(0)) waiter.fail(new Error(POOL_CLOSED));
     this.backend.close().then(
       () => callback?.(),
       (error: Error) => callback?.(error),
@@ -139,7 +142,7 @@ export class EmbeddedPool extends EventEmitter {
   }
 
   private async acquire(): Promise<{ connection: EmbeddedConnection; release: Release }> {
-    if (this.ended) throw new Error('The embedded database pool has been closed');
+    if (this.ended) throw new Error(POOL_CLOSED);
     const db = await this.backend.open();
     await this.waitForTurn();
     let released = false;
@@ -157,22 +160,28 @@ export class EmbeddedPool extends EventEmitter {
       return Promise.resolve();
     }
     return new Promise((resolve, reject) => {
-      const grant = () => {
-        clearTimeout(timer);
-        resolve();
+      const waiter = {
+        grant: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        fail: (error: Error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
       };
       const timer = setTimeout(() => {
-        const index = this.waiting.indexOf(grant);
+        const index = this.waiting.indexOf(waiter);
         if (index !== -1) this.waiting.splice(index, 1);
         reject(new Error(`Timed out after ${this.checkoutTimeoutMs} ms waiting for the embedded database`));
       }, this.checkoutTimeoutMs);
-      this.waiting.push(grant);
+      this.waiting.push(waiter);
     });
   }
 
   private handOver(): void {
     const next = this.waiting.shift();
-    if (next) next();
+    if (next) next.grant();
     else this.leased = false;
   }
 }
