@@ -3,6 +3,7 @@ import { ManualClock } from '../src/common/clock/manual-clock';
 import { QueryCounter } from '../src/database/query-counter';
 import { type Account, createAccount, createCompanies, login, type LoginBody } from './support/fixtures';
 import { startTestApp, TEST_ENV, type TestApp } from './support/test-app';
+import { expectError } from './support/expectations';
 
 const b64url = (value: object | string) =>
   Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
@@ -18,13 +19,6 @@ describe('credentials', () => {
   let account: Account;
   let session: LoginBody;
   let company: { id: number };
-
-  const expectError = (res: { status: number; body: unknown }, status: number, code: string) => {
-    expect({ status: res.status, body: res.body }).toEqual({
-      status,
-      body: { error: [code], message: expect.any(String) },
-    });
-  };
 
   beforeAll(async () => {
     t = await startTestApp({ clock: new ManualClock('2026-11-21T03:00:00Z') });

@@ -1,6 +1,7 @@
 import { ManualClock } from '../src/common/clock/manual-clock';
 import { type Account, createAccount, createCompanies, login } from './support/fixtures';
 import { startTestApp, type TestApp } from './support/test-app';
+import { expectError } from './support/expectations';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -15,12 +16,6 @@ describe('token lifecycle', () => {
   const me = (jwt: string) => t.http().get('/v1/users/me').set('authorization', jwt);
   const refresh = (refreshToken: string) =>
     t.http().post('/v1/users/refreshtoken').send({ refresh_token: refreshToken });
-  const expectError = (res: { status: number; body: unknown }, status: number, code: string) => {
-    expect({ status: res.status, body: res.body }).toEqual({
-      status,
-      body: { error: [code], message: expect.any(String) },
-    });
-  };
 
   beforeAll(async () => {
     clock = new ManualClock();

@@ -3,13 +3,10 @@ import type { Response } from 'supertest';
 import { ManualClock } from '../src/common/clock/manual-clock';
 import { createAccount, createCompanies, login, authed } from './support/fixtures';
 import { startTestApp, type TestApp } from './support/test-app';
+import { expectError } from './support/expectations';
 
 const BASE = '/v1/marketingconversations';
 const tokenHash = (authorization: string) => createHash('sha256').update(authorization).digest('hex').slice(0, 16);
-
-function expectError(res: Response, status: number, code: string) {
-  expect({ status: res.status, body: res.body }).toEqual({ status, body: { error: [code], message: expect.any(String) } });
-}
 
 /** A 400 error_validation whose details name exactly these fields (each at least once). */
 function expectInvalid(res: Response, fields: string[]) {

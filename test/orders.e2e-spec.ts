@@ -1,24 +1,9 @@
-import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { ManualClock } from '../src/common/clock/manual-clock';
 import { currentTestDatabase } from './support/databases';
 import { createAccount, createCompanies, login, authed } from './support/fixtures';
 import { startTestApp, type TestApp } from './support/test-app';
-
-const expectError = (res: Response, status: number, code: string) => {
-  expect({ status: res.status, body: res.body }).toEqual({
-    status,
-    body: { error: [code], message: expect.any(String) },
-  });
-};
-
-/** 400 error_validation whose details name exactly these fields (each at least once). */
-const expectInvalid = (res: Response, ...fields: string[]) => {
-  expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: ['error_validation'] });
-  expect(res.body.message).toEqual(expect.any(String));
-  const named = [...new Set((res.body.details as { field: string }[]).map((detail) => detail.field))].sort();
-  expect(named).toEqual([...fields].sort());
-};
+import { expectError, expectInvalid } from './support/expectations';
 
 interface Product {
   id: number;

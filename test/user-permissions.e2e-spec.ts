@@ -1,12 +1,8 @@
-import type { Response } from 'supertest';
 import { ManualClock } from '../src/common/clock/manual-clock';
 import type { Grant } from '../src/membership/permission';
 import { type Account, createAccount, createCompanies, login } from './support/fixtures';
 import { startTestApp, type TestApp } from './support/test-app';
-
-function expectError(res: Response, status: number, code: string) {
-  expect({ status: res.status, body: res.body }).toEqual({ status, body: { error: [code], message: expect.any(String) } });
-}
+import { expectError } from './support/expectations';
 
 /** PUT /v1/users/{id}/permissions: who may change whose permissions, and how fast credentials follow. */
 describe('changing an employee’s permissions', () => {

@@ -1,8 +1,7 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { CredentialService } from '../auth/credentials/credential.service';
-import { counterKey, IDENTIFIER_HEADER, LIMIT_HEADER, REMAINING_HEADER } from './rate-limit.guard';
+import { counterKey, IDENTIFIER_HEADER, LIMIT_HEADER, RateLimitGuard, REMAINING_HEADER } from './rate-limit.guard';
 import { RATE_LIMIT_WINDOW_MS, RateLimitPolicy } from './rate-limit.policy';
 import { RATE_LIMIT_STORAGE, type RateLimitStorage } from './storage/rate-limit-storage';
 
@@ -16,7 +15,7 @@ export class RateLimitHeaders implements OnModuleInit {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly policy: RateLimitPolicy,
-    private readonly credentials: CredentialService,
+    private readonly guard: RateLimitGuard,
     @Inject(RATE_LIMIT_STORAGE) private readonly counters: RateLimitStorage,
   ) {}
 
@@ -39,9 +38,7 @@ export class RateLimitHeaders implements OnModuleInit {
     const route = pattern === undefined ? undefined : this.policy.routeForPattern(request.method, pattern);
     const group = route?.group ?? pattern?.split('/')[2] ?? '-';
     const limit = route ? this.policy.limitFor(request.method, route) : this.policy.defaultLimit(request.method);
-    const verdict = await this.credentials.resolve(request);
-    const tokenHash = verdict.status === 'valid' ? verdict.tokenHash : '-';
-    const identifier = `${request.ip}|${request.method}|${group}|${tokenHash}`;
+    const identifier = await this.guard.identifierOf(request, group);
     const record = await this.counters.peek(counterKey(identifier), RATE_LIMIT_WINDOW_MS, limit).catch(() => null);
     reply.header(LIMIT_HEADER, limit);
     reply.header(REMAINING_HEADER, Math.max(0, limit - (record?.totalHits ?? 0)));

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, PickType } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsIn, IsString, Length } from 'class-validator';
 import type { Grant } from '../../membership/permission';
 import { GRANT_NAMES } from '../../users/dto/users.dto';
@@ -35,16 +35,7 @@ export class ApiKeyDto {
   last_used_at: string | null;
 }
 
-export class CreatedApiKeyDto {
-  @ApiProperty({ format: 'uuid' })
-  id: string;
-
-  @ApiProperty()
-  name: string;
-
-  @ApiProperty({ type: [String], enum: GRANT_NAMES, isArray: true })
-  permissions: Grant[];
-
+export class CreatedApiKeyDto extends PickType(ApiKeyDto, ['id', 'name', 'permissions'] as const) {
   @ApiProperty({
     example: 'ak_3kTq9vX2mB7pLw4Z:Yk1m…',
     description: 'key:secret — send it as the raw Authorization header value. Shown only in this response.',
