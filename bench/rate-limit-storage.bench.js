@@ -13,15 +13,17 @@ const { resolve } = require('node:path');
 const distRoot = resolve(__dirname, '..', process.env.BENCH_DIST || 'dist');
 const dist = (path) => require(`${distRoot}/src/${path}`);
 const { SystemClock } = dist('common/clock/clock');
-const { redisOptions } = dist('redis/redis.module');
+const { redisOptions } = dist('redis-client/redis-client.module');
 const { MemoryRateLimitStorage } = dist('rate-limit/storage/memory-rate-limit.storage');
 const { RedisRateLimitStorage } = dist('rate-limit/storage/redis-rate-limit.storage');
 const { ResilientRateLimitStorage } = dist('rate-limit/storage/resilient-rate-limit.storage');
-const { benchmarkStorage, measureHeapForDistinctKeys } = dist('rate-limit/storage/rate-limit-storage.benchmark');
+const { benchmarkStorage, measureHeapForDistinctKeys } = require('./lib/storage-benchmark');
 
 const silent = { warn: () => undefined, info: () => undefined };
 const row = (label, result) =>
-  console.log(`${label.padEnd(44)} ${String(result.checksPerSecond).padStart(10)} checks/s  (${result.calls} in ${result.ms.toFixed(0)} ms)`);
+  console.log(
+    `${label.padEnd(44)} ${String(result.checksPerSecond).padStart(10)} checks/s  (${result.calls} in ${result.ms.toFixed(0)} ms)`,
+  );
 
 // First, while the heap holds nothing else; in a function so the full storage is garbage before the timings.
 async function heapAfterDistinctKeys() {
@@ -39,7 +41,10 @@ async function main() {
   const memory = () => new MemoryRateLimitStorage(new SystemClock());
   await benchmarkStorage(memory(), 500_000); // warm-up: let the JIT settle before timing
   row('memory, 1 000 hot keys', await benchmarkStorage(memory(), 3_000_000, { keys: 1000 }));
-  row('memory, 1 000 000 distinct keys (no eviction)', await benchmarkStorage(memory(), 1_000_000, { keys: 1_000_000 }));
+  row(
+    'memory, 1 000 000 distinct keys (no eviction)',
+    await benchmarkStorage(memory(), 1_000_000, { keys: 1_000_000 }),
+  );
   const full = new MemoryRateLimitStorage(new SystemClock(), { maxEntries: 100_000 });
   await benchmarkStorage(full, 100_000, { keys: 100_000 });
   row('memory, distinct keys, cap full (evicting)', await benchmarkStorage(full, 1_000_000, { keys: 1_000_000 }));

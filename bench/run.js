@@ -3,7 +3,7 @@
  * `npm run bench`: the per-request cost of credential check, rate limit and permission check, as ratios to a
  * bare NestJS route on the same adapter measured in the same run. See bench/README.md.
  */
-const { mkdtempSync, rmSync, writeFileSync, mkdirSync } = require('node:fs');
+const { mkdtempSync, rmSync, writeFileSync, mkdirSync, readFileSync } = require('node:fs');
 const { tmpdir, cpus, totalmem } = require('node:os');
 const { join } = require('node:path');
 const { randomBytes } = require('node:crypto');
@@ -17,7 +17,10 @@ const settings = {
   connections: Number(process.env.BENCH_CONNECTIONS ?? 50),
   databaseUrl: process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL,
   redisUrl: process.env.BENCH_REDIS_URL ?? process.env.REDIS_URL,
+  /** Sections to run, comma-separated (embedded, cold, limited, shared, storage); all by default. */
+  only: process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : null,
 };
+const runs = (section) => settings.only === null || settings.only.has(section);
 const PASSWORD = 'bench password, long enough';
 const EMAIL = 'bench@example.test';
 
@@ -50,6 +53,21 @@ async function json(url, { method = 'GET', headers = {}, body } = {}) {
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : null };
 }
+
+/**
+ * CPU time (user + system) a process has used so far, in ms, from /proc (Linux); null elsewhere. System time
+ * counts: a response's loopback send is kernel work the server pays for.
+ */
+function cpuMsSoFar(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS;
+  } catch {
+    return null;
+  }
+}
+// USER_HZ is 100 on every Linux this runs on (`getconf CLK_TCK`).
+const CLOCK_TICK_MS = 10;
 
 async function queriesSoFar(url) {
   const text = await (await fetch(`${url}/metrics`)).text();
@@ -88,35 +106,59 @@ async function prepare(url, companyId) {
   return { jwt, apiKey: key.body.api_key, products };
 }
 
-/** Warm-up, then one measured run; with the database statements the service sent during it. */
-async function measure(job) {
-  await load({ ...job, duration: settings.warmup, connections: settings.connections });
+/**
+ * Warm-up (unless `cold`), then one measured run; with the server's CPU time per request and the database
+ * statements the service sent during it.
+ */
+async function measure(job, { cold = false } = {}) {
+  if (!cold && settings.warmup > 0)
+    await load({ ...job, duration: settings.warmup, connections: settings.connections });
   const before = job.service ? await queriesSoFar(job.service) : NaN;
+  const cpuBefore = job.pid ? cpuMsSoFar(job.pid) : null;
   const result = await load({ ...job, duration: settings.duration, connections: settings.connections });
+  const cpuAfter = job.pid ? cpuMsSoFar(job.pid) : null;
   const after = job.service ? await queriesSoFar(job.service) : NaN;
-  return { ...result, queriesPerRequest: job.service ? (after - before) / Math.max(1, result.total) : null };
+  return {
+    ...result,
+    cpuUsPerRequest:
+      cpuBefore === null || cpuAfter === null ? null : ((cpuAfter - cpuBefore) * 1000) / Math.max(1, result.total),
+    queriesPerRequest: job.service ? (after - before) / Math.max(1, result.total) : null,
+  };
 }
 
+/** One row's figures: medians of its runs, and its ratio to the baseline as the median of per-round ratios. */
+function summarize(row, runs, baselineRuns) {
+  const ratios = baselineRuns ? runs.map((run, i) => run.rps / baselineRuns[i].rps) : null;
+  const cpu = runs.map((r) => r.cpuUsPerRequest).filter((value) => value !== null);
+  return {
+    name: row.name,
+    rps: median(runs.map((r) => r.rps)),
+    rpsRange: [Math.min(...runs.map((r) => r.rps)), Math.max(...runs.map((r) => r.rps))],
+    cpuUsPerRequest: cpu.length ? median(cpu) : null,
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    ratio: ratios ? median(ratios) : null,
+    ratioRange: ratios ? [Math.min(...ratios), Math.max(...ratios)] : null,
+    statuses: runs[runs.length - 1].statuses,
+    queriesPerRequest: row.service ? median(runs.map((r) => r.queriesPerRequest)) : null,
+    runs,
+  };
+}
+
+/**
+ * Rounds interleave the rows, so drift on the machine touches the baseline and the rows alike; each row's
+ * ratio is taken within a round (against `rows[0]` when it is marked `baseline`), then the median of those.
+ */
 async function measureRows(rows) {
   const samples = new Map(rows.map((row) => [row.name, []]));
-  // Rounds interleave the rows, so drift on the machine touches the baseline and the rows alike.
   for (let round = 0; round < settings.rounds; round++) {
     for (const row of rows) {
       process.stderr.write(`  round ${round + 1}/${settings.rounds}: ${row.name}\n`);
       samples.get(row.name).push(await measure(row));
     }
   }
-  return rows.map((row) => {
-    const runs = samples.get(row.name);
-    return {
-      name: row.name,
-      rps: median(runs.map((r) => r.rps)),
-      p50: median(runs.map((r) => r.p50)),
-      p99: median(runs.map((r) => r.p99)),
-      statuses: runs[runs.length - 1].statuses,
-      queriesPerRequest: row.service ? median(runs.map((r) => r.queriesPerRequest)) : null,
-    };
-  });
+  const baselineRuns = rows[0].baseline ? samples.get(rows[0].name) : null;
+  return rows.map((row) => summarize(row, samples.get(row.name), baselineRuns));
 }
 
 async function embeddedRows() {
@@ -124,22 +166,55 @@ async function embeddedRows() {
   const env = serviceEnv({ DATA_DIR: dataDir, SEED_DEMO: 'false' });
   try {
     const companyId = await seed(env);
+    const warm = await warmRows(env, companyId);
+    // The same data directory (the embedded database admits one process at a time), the token already issued.
+    const cold = runs('cold') ? await coldRows(env, warm.jwt, warm.bareBody) : [];
+    return { rows: warm.rows, cold, products: warm.products };
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function warmRows(env, companyId) {
+  {
     const service = await startService(env, { label: 'service (embedded)' });
     try {
       const { jwt, apiKey, products } = await prepare(service.url, companyId);
       const me = await json(`${service.url}/v1/users/me`, { headers: { authorization: jwt } });
       const bareEnv = { PATH: process.env.PATH, BARE_BODY: JSON.stringify(me.body) };
       const bare = await startServer('bench/bare-app.js', bareEnv, { label: 'bare app' });
-      const floor = await startServer('bench/bare-app.js', { ...bareEnv, BARE_VARIANT: 'floor' }, { label: 'floor app' });
+      const floor = await startServer(
+        'bench/bare-app.js',
+        { ...bareEnv, BARE_VARIANT: 'floor' },
+        { label: 'floor app' },
+      );
       try {
         const rows = [
-          { name: 'baseline: bare NestJS route, same JSON', url: `${bare.url}/bare/me` },
+          {
+            name: 'baseline: bare NestJS route, same JSON',
+            url: `${bare.url}/bare/me`,
+            pid: bare.child.pid,
+            baseline: true,
+          },
           {
             name: 'floor: same route, 2 no-op guards, param decorator, pipe, same headers',
             url: `${floor.url}/v1/bare/me`,
+            pid: floor.child.pid,
           },
-          { name: 'GET /v1/users/me, JWT, memory store', url: `${service.url}/v1/users/me`, headers: { authorization: jwt }, service: service.url },
-          { name: 'GET /v1/users/me, API key, memory store', url: `${service.url}/v1/users/me`, headers: { authorization: apiKey }, service: service.url },
+          {
+            name: 'GET /v1/users/me, JWT, memory store',
+            url: `${service.url}/v1/users/me`,
+            headers: { authorization: jwt },
+            service: service.url,
+            pid: service.child.pid,
+          },
+          {
+            name: 'GET /v1/users/me, API key, memory store',
+            url: `${service.url}/v1/users/me`,
+            headers: { authorization: apiKey },
+            service: service.url,
+            pid: service.child.pid,
+          },
         ];
         if (products) {
           rows.push({
@@ -147,6 +222,7 @@ async function embeddedRows() {
             url: `${service.url}/v1/products?per_page=20`,
             headers: { authorization: jwt },
             service: service.url,
+            pid: service.child.pid,
           });
         }
         const measured = await measureRows(rows);
@@ -158,9 +234,10 @@ async function embeddedRows() {
             headers: { 'content-type': 'application/json' },
             body: JSON.stringify({ email: EMAIL, password: PASSWORD, company_id: companyId }),
             service: service.url,
+            pid: service.child.pid,
           },
         ]);
-        return { rows: [...measured, ...logins], products };
+        return { rows: [...measured, ...logins], products, jwt, bareBody: bareEnv.BARE_BODY };
       } finally {
         await bare.stop();
         await floor.stop();
@@ -168,9 +245,49 @@ async function embeddedRows() {
     } finally {
       await service.stop();
     }
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Cold start: each round starts a fresh process and measures it at once, with no warm-up, the bare route and
+ * the service alike (the service with a token it has never seen). The cold/warm ratio of the bare route is
+ * what any Node server pays for its JIT; the service should not pay much more than that.
+ */
+async function coldRows(env, jwt, bareBody) {
+  const samples = { bare: [], service: [] };
+  for (let round = 0; round < settings.rounds; round++) {
+    process.stderr.write(`  round ${round + 1}/${settings.rounds}: cold starts\n`);
+    const bare = await startServer(
+      'bench/bare-app.js',
+      { PATH: process.env.PATH, BARE_BODY: bareBody },
+      { label: 'bare app' },
+    );
+    try {
+      samples.bare.push(await measure({ url: `${bare.url}/bare/me`, pid: bare.child.pid }, { cold: true }));
+    } finally {
+      await bare.stop();
+    }
+    const service = await startService(env, { label: 'service (cold)' });
+    try {
+      const job = {
+        url: `${service.url}/v1/users/me`,
+        headers: { authorization: jwt },
+        service: service.url,
+        pid: service.child.pid,
+      };
+      samples.service.push(await measure(job, { cold: true }));
+    } finally {
+      await service.stop();
+    }
+  }
+  return [
+    summarize({ name: 'cold: bare NestJS route, fresh process, no warm-up' }, samples.bare, samples.bare),
+    summarize(
+      { name: 'cold: GET /v1/users/me, JWT, memory store, fresh process, no warm-up', service: true },
+      samples.service,
+      samples.bare,
+    ),
+  ];
 }
 
 /** A counter already over its limit: the real limits (scale 1), one token hammering one counter. */
@@ -180,20 +297,24 @@ async function limitedRows() {
   try {
     const companyId = await seed(env);
     const service = await startService(env, { label: 'service (limited)' });
+    const bare = await startServer('bench/bare-app.js', { PATH: process.env.PATH }, { label: 'bare app' });
     try {
       const login = await json(`${service.url}/v1/users/authenticatefinish`, {
         method: 'POST',
         body: { email: EMAIL, password: PASSWORD, company_id: companyId },
       });
       return await measureRows([
+        { name: 'baseline again (for the 429 row)', url: `${bare.url}/bare/me`, pid: bare.child.pid, baseline: true },
         {
           name: '429 path (counter over its limit), JWT',
           url: `${service.url}/v1/users/me`,
           headers: { authorization: login.body.jwt },
           service: service.url,
+          pid: service.child.pid,
         },
       ]);
     } finally {
+      await bare.stop();
       await service.stop();
     }
   } finally {
@@ -217,7 +338,7 @@ async function withFreshDatabase(serverUrl, work) {
 }
 
 /** PostgreSQL + Redis: the Redis-backed limiter, and how fast a logout reaches a second instance. */
-async function sharedRows(baselineUrl) {
+async function sharedRows(baseline) {
   return withFreshDatabase(settings.databaseUrl, async (databaseUrl) => {
     const env = serviceEnv({
       DATABASE_URL: databaseUrl,
@@ -230,12 +351,13 @@ async function sharedRows(baselineUrl) {
     try {
       const { jwt } = await prepare(a.url, companyId);
       const rows = await measureRows([
-        { name: 'baseline again (for the Redis row)', url: baselineUrl },
+        { name: 'baseline again (for the Redis row)', url: baseline.url, pid: baseline.pid, baseline: true },
         {
           name: 'GET /v1/users/me, JWT, Redis store (PostgreSQL)',
           url: `${a.url}/v1/users/me`,
           headers: { authorization: jwt },
           service: a.url,
+          pid: a.child.pid,
         },
       ]);
       const revocation = await revocationLatency(a.url, b.url, companyId);
@@ -282,48 +404,77 @@ function storageMicroBenchmarks() {
   });
 }
 
+const percent = (ratio) => `${(ratio * 100).toFixed(1)} %`;
+
 function table(rows, baselineRps) {
-  const lines = ['| row | req/s | p50 ms | p99 ms | vs baseline | DB queries/request | statuses |', '|---|---|---|---|---|---|---|'];
+  const lines = [
+    '| row | req/s (min–max) | server CPU µs/request | p50 ms | p99 ms | vs baseline, same rounds (min–max) | DB queries/request | statuses |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
   for (const row of rows) {
-    const ratio = row.baselineRps ?? baselineRps;
+    const rps = `${Math.round(row.rps).toLocaleString('en')} (${row.rpsRange.map((v) => Math.round(v).toLocaleString('en')).join('–')})`;
+    const ratio =
+      row.ratio === null
+        ? `${percent(row.rps / baselineRps)} (other rounds)`
+        : `${percent(row.ratio)} (${row.ratioRange.map(percent).join('–')})`;
     lines.push(
-      `| ${row.name} | ${Math.round(row.rps).toLocaleString('en')} | ${row.p50} | ${row.p99} | ` +
-        `${((row.rps / ratio) * 100).toFixed(1)} % | ${row.queriesPerRequest === null ? '-' : row.queriesPerRequest.toFixed(3)} | ` +
-        `${Object.entries(row.statuses).map(([code, count]) => `${code}: ${count}`).join(', ')} |`,
+      `| ${row.name} | ${rps} | ${row.cpuUsPerRequest === null ? '-' : row.cpuUsPerRequest.toFixed(1)} | ${row.p50} | ${row.p99} | ` +
+        `${ratio} | ${row.queriesPerRequest === null ? '-' : row.queriesPerRequest.toFixed(3)} | ` +
+        `${Object.entries(row.statuses)
+          .map(([code, count]) => `${code}: ${count}`)
+          .join(', ')} |`,
     );
   }
   return lines.join('\n');
 }
 
+/** Cold against warm, for the bare route and the service: what a fresh process loses in its first run. */
+function coldSummary(warmRowsList, cold) {
+  if (cold.length === 0) return [];
+  const warmBare = warmRowsList.find((row) => row.name.startsWith('baseline:'));
+  const warmService = warmRowsList.find((row) => row.name === 'GET /v1/users/me, JWT, memory store');
+  if (!warmBare || !warmService) return [];
+  const [coldBare, coldService] = cold;
+  return [
+    `Cold / warm (median req/s of fresh processes measured with no warm-up, against the warm rows above): ` +
+      `bare route ${percent(coldBare.rps / warmBare.rps)}, service ${percent(coldService.rps / warmService.rps)}; ` +
+      `server CPU per request cold ${coldService.cpuUsPerRequest?.toFixed(1)} µs vs warm ${warmService.cpuUsPerRequest?.toFixed(1)} µs.`,
+    '',
+  ];
+}
+
 async function main() {
   const started = new Date();
-  process.stderr.write(`bench: ${settings.rounds} rounds × ${settings.duration} s, ${settings.connections} connections\n`);
-  const embedded = await embeddedRows();
-  const baseline = embedded.rows[0].rps;
-  const limited = await limitedRows();
+  process.stderr.write(
+    `bench: ${settings.rounds} rounds × ${settings.duration} s, ${settings.connections} connections\n`,
+  );
+  const embedded = runs('embedded') ? await embeddedRows() : { rows: [], cold: [], products: false };
+  const baseline = embedded.rows[0]?.rps ?? NaN;
+  const limited = runs('limited') ? await limitedRows() : [];
   let shared = null;
-  if (settings.databaseUrl && settings.redisUrl) {
+  if (runs('shared') && settings.databaseUrl && settings.redisUrl) {
     const bare = await startServer('bench/bare-app.js', { PATH: process.env.PATH }, { label: 'bare app' });
     try {
-      shared = await sharedRows(`${bare.url}/bare/me`);
+      shared = await sharedRows({ url: `${bare.url}/bare/me`, pid: bare.child.pid });
     } finally {
       await bare.stop();
     }
-    // The Redis row is compared with the baseline measured beside it.
-    shared.rows[1].baselineRps = shared.rows[0].rps;
   }
-  const storage = storageMicroBenchmarks();
+  const storage = runs('storage') ? storageMicroBenchmarks() : '(skipped)';
 
   const report = [
     `# Benchmark ${started.toISOString()}`,
     '',
     `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}.`,
     `Load: autocannon in a separate process, ${settings.connections} connections, ${settings.duration} s per run ` +
-      `after ${settings.warmup} s of warm-up, median of ${settings.rounds} interleaved rounds. Services in production mode, LOG_LEVEL=warn.`,
+      `after ${settings.warmup} s of warm-up (cold rows: none), ${settings.rounds} interleaved rounds; figures are medians, ` +
+      `ratios the median of per-round ratios to the baseline measured in the same round. ` +
+      `Services in production mode, LOG_LEVEL=warn.`,
     `argon2id cost for logins: 19456 KiB, 2 passes, 1 lane (the defaults).`,
     '',
-    table([...embedded.rows, ...limited, ...(shared ? shared.rows : [])], baseline),
+    table([...embedded.rows, ...embedded.cold, ...limited, ...(shared ? shared.rows : [])], baseline),
     '',
+    ...coldSummary(embedded.rows, embedded.cold),
     shared
       ? `Revocation seen by a second instance (PostgreSQL + Redis), from the start of the logout on A to B's refusal: ` +
         `median ${shared.revocation.medianMs.toFixed(1)} ms, max ${shared.revocation.maxMs.toFixed(1)} ms; ` +

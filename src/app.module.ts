@@ -4,6 +4,7 @@ import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
+import { InputSanityGuard } from './common/http/input-sanity';
 import { createValidationPipe } from './common/http/validation.pipe';
 import type { AppLogger } from './common/logging/logger';
 import type { AppConfig } from './config/app-config';
@@ -13,6 +14,7 @@ import { EmployeeModule } from './employee/employee.module';
 import { FilesModule } from './files/files.module';
 import { HealthModule } from './health/health.module';
 import { MarketingConversationsModule } from './marketing-conversations/marketing-conversations.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { MembershipModule } from './membership/membership.module';
 import { OrdersModule } from './orders/orders.module';
 import { ProductsModule } from './products/products.module';
@@ -20,6 +22,7 @@ import { RateLimitStorageModule } from './rate-limit/rate-limit-storage.module';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { SeedModule } from './seed/seed.module';
+import { SessionsModule } from './sessions/sessions.module';
 import { UsersModule } from './users/users.module';
 
 @Module({})
@@ -30,12 +33,14 @@ export class AppModule {
       imports: [
         CoreModule.forRoot(config, logger),
         HealthModule,
+        MetricsModule,
         CompanyModule,
         EmployeeModule,
         MembershipModule,
         SeedModule,
         RateLimitStorageModule,
         AuthModule,
+        SessionsModule,
         RateLimitModule,
         UsersModule,
         ApiKeysModule,
@@ -50,6 +55,8 @@ export class AppModule {
         // Order matters: the rate limit counts every request, those that then fail authentication included.
         { provide: APP_GUARD, useExisting: RateLimitGuard },
         { provide: APP_GUARD, useExisting: AuthGuard },
+        // Last guard, so before every pipe and handler: NUL, unpaired surrogates and deep nesting never get further.
+        { provide: APP_GUARD, useClass: InputSanityGuard },
       ],
     };
   }

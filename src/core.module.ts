@@ -5,7 +5,7 @@ import type { AppLogger } from './common/logging/logger';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
-import { RedisModule } from './redis/redis.module';
+import { RedisClientModule } from './redis-client/redis-client.module';
 
 /** What both the HTTP service and the operator CLI stand on: configuration, logging, time and storage. */
 @Module({})
@@ -18,7 +18,7 @@ export class CoreModule {
         LoggingModule.forRoot(logger),
         ClockModule,
         DatabaseModule,
-        RedisModule,
+        RedisClientModule,
       ],
       exports: [DatabaseModule],
     };

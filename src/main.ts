@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { configureApp } from './bootstrap/configure-app';
+import { beginShutdown } from './bootstrap/edge-errors';
 import { createHttpAdapter, NEST_APP_OPTIONS } from './bootstrap/http-adapter';
 import { createLogger } from './common/logging/logger';
 import { NestLogger } from './common/logging/nest-logger';
@@ -27,14 +28,6 @@ async function main(): Promise<void> {
     { ...NEST_APP_OPTIONS, logger: new NestLogger(logger) },
   );
   configureApp(app, logger);
-  await app.listen({ port: config.port, host: config.host });
-
-  const address = app.getHttpServer().address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  logger.info(
-    { url: `http://${config.host}:${port}`, database: config.usesEmbeddedDatabase ? 'embedded' : 'postgres' },
-    'listening',
-  );
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -47,6 +40,8 @@ async function main(): Promise<void> {
       logger.flush();
       process.exit(1);
     }, config.shutdownTimeoutMs).unref();
+    // New requests answer 503 in the contract's shape from this moment, also while shutdown hooks run.
+    beginShutdown(app);
     app.close().then(
       () => {
         logger.info('stopped');
@@ -60,8 +55,19 @@ async function main(): Promise<void> {
       },
     );
   };
+  // Before the "listening" line: a supervisor that sends SIGTERM as soon as it reads that line must find the
+  // handler in place, or the signal's default action kills the process without a graceful stop.
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+
+  await app.listen({ port: config.port, host: config.host });
+
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  logger.info(
+    { url: `http://${config.host}:${port}`, database: config.usesEmbeddedDatabase ? 'embedded' : 'postgres' },
+    'listening',
+  );
 }
 
 main().catch((error: unknown) => {

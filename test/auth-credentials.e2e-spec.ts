@@ -1,5 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { ManualClock } from '../src/common/clock/manual-clock';
+import { ManualClock } from './support/manual-clock';
 import { QueryCounter } from '../src/database/query-counter';
 import { type Account, createAccount, createCompanies, login, type LoginBody } from './support/fixtures';
 import { startTestApp, TEST_ENV, type TestApp } from './support/test-app';
@@ -43,7 +43,11 @@ describe('credentials', () => {
     });
 
     it('refuses an API key in the query string too, and on public routes', async () => {
-      expectError(await t.http().get('/v1/users/me?__jwtAuthorization=ak_abcdefgh:secret'), 401, 'error_jwt_query_not_allowed');
+      expectError(
+        await t.http().get('/v1/users/me?__jwtAuthorization=ak_abcdefgh:secret'),
+        401,
+        'error_jwt_query_not_allowed',
+      );
       const res = await t
         .http()
         .post('/v1/users/authenticateinit?__jwtAuthorization=x')
@@ -58,9 +62,16 @@ describe('credentials', () => {
     expectError(await t.http().delete(`/v1/users/sessions/${randomUUID()}`), 401, 'error_jwt_is_required');
   });
 
-  it.each(['Bearer ', 'bearer ', 'BEARER '])('refuses the %p prefix with 401 error_jwt_hash_not_found', async (prefix) => {
-    expectError(await t.http().get('/v1/users/me').set('authorization', `${prefix}${session.jwt}`), 401, 'error_jwt_hash_not_found');
-  });
+  it.each(['Bearer ', 'bearer ', 'BEARER '])(
+    'refuses the %p prefix with 401 error_jwt_hash_not_found',
+    async (prefix) => {
+      expectError(
+        await t.http().get('/v1/users/me').set('authorization', `${prefix}${session.jwt}`),
+        401,
+        'error_jwt_hash_not_found',
+      );
+    },
+  );
 
   describe('JWTs that are not what the service issued → 401 error_jwt_hash_not_found', () => {
     it('garbage', async () => {
@@ -174,9 +185,14 @@ describe('credentials', () => {
       ['post', '/v1/users/logout'],
       ['post', '/v1/users/changeworkingcompany'],
       ['get', '/v1/users/sessions'],
+      ['get', '/v1/users/companies'],
       ['post', '/v1/apikeys'],
     ])('refuses login-only route %s %s with 403 error_permission_denied', async (method, path) => {
-      const res = await t.http()[method as 'get' | 'post'](path).set('authorization', apiKey).send({ company_id: company.id, name: 'x', permissions: ['users:read'] });
+      const res = await t
+        .http()
+        [method as 'get' | 'post'](path)
+        .set('authorization', apiKey)
+        .send({ company_id: company.id, name: 'x', permissions: ['users:read'] });
       expectError(res, 403, 'error_permission_denied');
     });
 
@@ -185,7 +201,11 @@ describe('credentials', () => {
       for (const value of [`${keyId}:wrong-secret`, 'ak_unknownkey123:secret', 'a:b', ':', 'key:']) {
         expectError(await t.http().get('/v1/users/me').set('authorization', value), 401, 'error_jwt_hash_not_found');
       }
-      expectError(await t.http().get('/v1/users/me').set('authorization', `Bearer ${apiKey}`), 401, 'error_jwt_hash_not_found');
+      expectError(
+        await t.http().get('/v1/users/me').set('authorization', `Bearer ${apiKey}`),
+        401,
+        'error_jwt_hash_not_found',
+      );
     });
 
     it('cannot be given more than its owner holds', async () => {
@@ -208,8 +228,16 @@ describe('credentials', () => {
         .expect(201);
       await t.http().get('/v1/users/me').set('authorization', created.body.api_key).expect(200);
       await t.http().delete(`/v1/apikeys/${created.body.id}`).set('authorization', session.jwt).expect(204);
-      expectError(await t.http().get('/v1/users/me').set('authorization', created.body.api_key), 400, 'error_jwt_blacklisted');
-      expectError(await t.http().delete(`/v1/apikeys/${created.body.id}`).set('authorization', session.jwt), 404, 'error_not_found');
+      expectError(
+        await t.http().get('/v1/users/me').set('authorization', created.body.api_key),
+        400,
+        'error_jwt_blacklisted',
+      );
+      expectError(
+        await t.http().delete(`/v1/apikeys/${created.body.id}`).set('authorization', session.jwt),
+        404,
+        'error_not_found',
+      );
     });
   });
 
@@ -217,7 +245,11 @@ describe('credentials', () => {
     it('a JWT without the route permission → 403 error_permission_denied', async () => {
       const reader = await createAccount(t, [company.id], ['products:read']);
       const readerSession = await login(t, reader, company.id);
-      expectError(await t.http().get('/v1/users').set('authorization', readerSession.jwt), 403, 'error_permission_denied');
+      expectError(
+        await t.http().get('/v1/users').set('authorization', readerSession.jwt),
+        403,
+        'error_permission_denied',
+      );
       await t.http().get('/v1/users/me').set('authorization', readerSession.jwt).expect(200);
     });
 
@@ -228,7 +260,12 @@ describe('credentials', () => {
         .set('authorization', session.jwt)
         .send({ email: 'Hire@Example.test', password: 'long enough pw', name: 'Hire', permissions: ['orders:read'] })
         .expect(201);
-      expect(res.body).toEqual({ id: expect.any(Number), email: 'hire@example.test', name: 'Hire', permissions: ['orders:read'] });
+      expect(res.body).toEqual({
+        id: expect.any(Number),
+        email: 'hire@example.test',
+        name: 'Hire',
+        permissions: ['orders:read'],
+      });
       const list = await t.http().get('/v1/users').set('authorization', session.jwt).expect(200);
       expect(list.body.data).toEqual(expect.arrayContaining([res.body]));
       const dup = await t
@@ -269,13 +306,15 @@ describe('credentials', () => {
       Number(/^credential_cache_entries (\d+)/m.exec((await t.http().get('/metrics').expect(200)).text)![1]);
     const before = await cached();
     for (let i = 0; i < 30; i++) {
-      const garbage = i % 3 === 0 ? `x${i}.${'y'.repeat(2000)}.z` : i % 3 === 1 ? `k${i}:too-short-key-id` : `a${i}.b.c`;
+      const garbage =
+        i % 3 === 0 ? `x${i}.${'y'.repeat(2000)}.z` : i % 3 === 1 ? `k${i}:too-short-key-id` : `a${i}.b.c`;
       expectError(await t.http().get('/v1/users/me').set('authorization', garbage), 401, 'error_jwt_hash_not_found');
     }
     expect(await cached()).toBe(before);
   });
 
   it('never writes a token, refresh token, API key secret or password to the log', () => {
-    for (const secret of [session.jwt, session.refresh_token, account.password]) expect(t.logs.text).not.toContain(secret);
+    for (const secret of [session.jwt, session.refresh_token, account.password])
+      expect(t.logs.text).not.toContain(secret);
   });
 });

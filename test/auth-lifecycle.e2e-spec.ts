@@ -1,7 +1,7 @@
-import { ManualClock } from '../src/common/clock/manual-clock';
+import { ManualClock } from './support/manual-clock';
 import { type Account, createAccount, createCompanies, login } from './support/fixtures';
 import { startTestApp, type TestApp } from './support/test-app';
-import { expectError } from './support/expectations';
+import { expectError, expectInvalid } from './support/expectations';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -141,6 +141,18 @@ describe('token lifecycle', () => {
       expectError(await refresh(session.refresh_token), 400, 'error_jwt_blacklisted');
     });
 
+    it("lists the account's companies for a switcher, the token's own marked current; API keys may not", async () => {
+      const [outsider] = await createCompanies(t, 'Not Mine');
+      const session = await login(t, account, beta.id);
+      const res = await t.http().get('/v1/users/companies').set('authorization', session.jwt).expect(200);
+      expect(res.body.companies).toEqual([
+        { id: alpha.id, name: 'Alpha', current: false },
+        { id: beta.id, name: 'Beta', current: true },
+      ]);
+      expect(res.body.companies.map((c: { id: number }) => c.id)).not.toContain(outsider.id);
+      expectError(await t.http().get('/v1/users/companies'), 401, 'error_jwt_is_required');
+    });
+
     it('switch to a company the account does not belong to: 403 error_company_not_member, token kept', async () => {
       const [other] = await createCompanies(t, 'Other');
       const session = await login(t, account, alpha.id);
@@ -152,6 +164,20 @@ describe('token lifecycle', () => {
       expectError(res, 403, 'error_company_not_member');
       await me(session.jwt).expect(200);
     });
+
+    it.each([0, 1.5, '2', 2_147_483_648, Number.MAX_VALUE])(
+      'switch to company_id %p: 400 error_validation naming company_id, token kept',
+      async (companyId) => {
+        const session = await login(t, account, alpha.id);
+        const res = await t
+          .http()
+          .post('/v1/users/changeworkingcompany')
+          .set('authorization', session.jwt)
+          .send({ company_id: companyId });
+        expectInvalid(res, 'company_id');
+        await me(session.jwt).expect(200);
+      },
+    );
 
     it('session revocation from the session list', async () => {
       const phone = await login(t, account, alpha.id);
@@ -172,7 +198,11 @@ describe('token lifecycle', () => {
       const theirs = await login(t, stranger, alpha.id);
       const mine = await login(t, account, alpha.id);
       for (const id of [theirs.session_id, 'not-a-uuid']) {
-        expectError(await t.http().delete(`/v1/users/sessions/${id}`).set('authorization', mine.jwt), 404, 'error_not_found');
+        expectError(
+          await t.http().delete(`/v1/users/sessions/${id}`).set('authorization', mine.jwt),
+          404,
+          'error_not_found',
+        );
       }
       await me(theirs.jwt).expect(200);
     });

@@ -1,4 +1,4 @@
-import { ManualClock } from '../src/common/clock/manual-clock';
+import { ManualClock } from './support/manual-clock';
 import { type Account, createAccount, createCompanies } from './support/fixtures';
 import { startTestApp, type TestApp } from './support/test-app';
 
@@ -84,6 +84,8 @@ describe('two-step login', () => {
     [{ email: 'a@b.c', company_id: 1 }, 'password'],
     [{ email: 'a@b.c', password: 'x', company_id: '1' }, 'company_id'],
     [{ email: 'a@b.c', password: 'x', company_id: 0 }, 'company_id'],
+    [{ email: 'a@b.c', password: 'x', company_id: 2_147_483_648 }, 'company_id'],
+    [{ email: 'a@b.c', password: 'x', company_id: Number.MAX_VALUE }, 'company_id'],
   ])('validates the login body %p', async (body, field) => {
     const res = await t.http().post('/v1/users/authenticatefinish').send(body).expect(400);
     expect(res.body.error).toEqual(['error_validation']);
@@ -106,7 +108,11 @@ describe('two-step login', () => {
       expect(Number(locked.headers['retry-after'])).toBeLessThanOrEqual(900);
     }
     clock.advance(15 * 60 * 1000 + 1000);
-    await t.http().post('/v1/users/authenticateinit').send({ email: victim.email, password: victim.password }).expect(200);
+    await t
+      .http()
+      .post('/v1/users/authenticateinit')
+      .send({ email: victim.email, password: victim.password })
+      .expect(200);
   });
 
   it('never logs a password', () => {

@@ -12,7 +12,9 @@ const PASSWORD = 'Correct-Horse-7731';
 const SECOND_PASSWORD = 'Battery-Staple-4410';
 const SHORT_PASSWORD = 'sh0rt';
 const SPACED_PASSWORD = ['Tr0ub4dor', 'and-3-more'];
-const ALL_PASSWORDS = [PASSWORD, SECOND_PASSWORD, SHORT_PASSWORD, ...SPACED_PASSWORD];
+const THIRD_PASSWORD = 'Piped-Secret-9120';
+const FOURTH_PASSWORD = 'Reset-By-Operator-5581';
+const ALL_PASSWORDS = [PASSWORD, SECOND_PASSWORD, SHORT_PASSWORD, ...SPACED_PASSWORD, THIRD_PASSWORD, FOURTH_PASSWORD];
 
 /** The rows the CLI can change, read straight from the database (through the same lock-aware driver). */
 async function snapshot(db: ProvisionedDatabase) {
@@ -54,22 +56,28 @@ describe('operator CLI (compiled, as a child process)', () => {
     await db?.drop();
   });
 
-  async function cli(...args: string[]): Promise<Exited> {
-    const result = await runCli(args, { ...CHILD_TEST_ENV, ...db.env });
+  async function cliWithInput(input: string, ...args: string[]): Promise<Exited> {
+    const result = await runCli(args, { ...CHILD_TEST_ENV, ...db.env }, 40_000, input);
     runs.push({ args, ...result });
     return result;
   }
 
+  const cli = (...args: string[]) => cliWithInput('', ...args);
+
   /** Exit 0, nothing on standard error, and the result as the last line of standard output. */
   async function succeeds(...args: string[]): Promise<Record<string, unknown>> {
-    const result = await cli(...args);
+    return succeedsWithInput('', ...args);
+  }
+
+  async function succeedsWithInput(input: string, ...args: string[]): Promise<Record<string, unknown>> {
+    const result = await cliWithInput(input, ...args);
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
     return JSON.parse(lastLine(result.stdout)) as Record<string, unknown>;
   }
 
   /** Non-zero exit with exactly one line on standard error, which names the problem. */
-  async function refuses(args: string[], problem: RegExp): Promise<void> {
-    const result = await cli(...args);
+  async function refuses(args: string[], problem: RegExp, input = ''): Promise<void> {
+    const result = await cliWithInput(input, ...args);
     expect(result.signal).toBeNull();
     expect(result.code).not.toBe(0);
     const lines = result.stderr.split('\n').filter((line) => line !== '');
@@ -111,6 +119,61 @@ describe('operator CLI (compiled, as a child process)', () => {
       const { memberships } = await snapshot(db);
       expect(memberships).toEqual([{ employee_id: employeeId, company_id: companyId, permissions: ['products:read'] }]);
     });
+
+    it('employee:create --password - reads the password from standard input (first line)', async () => {
+      const created = await succeedsWithInput(
+        `${THIRD_PASSWORD}\n`,
+        'employee:create',
+        '--email',
+        'dan@x.io',
+        '--password',
+        '-',
+      );
+      expect(created).toEqual({ id: expect.any(Number), email: 'dan@x.io' });
+      const { employees } = await snapshot(db);
+      expect(employees.find((row: { email: string }) => row.email === 'dan@x.io').password_hash).toMatch(
+        /^\$argon2id\$/,
+      );
+    });
+
+    it('employee:set-password reads the new password from standard input and changes only that hash', async () => {
+      const before = await snapshot(db);
+      const changed = await succeedsWithInput(`${FOURTH_PASSWORD}\r\n`, 'employee:set-password', '--email', 'DAN@x.io');
+      expect(changed).toEqual({ id: expect.any(Number), email: 'dan@x.io' });
+      const after = await snapshot(db);
+      const hashOf = (rows: Array<{ email: string; password_hash: string }>, email: string) =>
+        rows.find((row) => row.email === email)!.password_hash;
+      expect(hashOf(after.employees, 'dan@x.io')).not.toBe(hashOf(before.employees, 'dan@x.io'));
+      expect(hashOf(after.employees, 'a@x.io')).toBe(hashOf(before.employees, 'a@x.io'));
+    });
+
+    it('membership:remove takes the employee out of the company', async () => {
+      await succeeds(...grant('dan@x.io', companyId, 'users:read'));
+      const removed = await succeeds('membership:remove', '--email', 'dan@x.io', '--company', String(companyId));
+      expect(removed).toEqual({ employee_id: expect.any(Number), company_id: companyId, removed: true });
+      const { memberships } = await snapshot(db);
+      expect(memberships.filter((row: { employee_id: number }) => row.employee_id === removed.employee_id)).toEqual([]);
+    });
+
+    it.each([[[]], [['--help']], [['help']], [['membership:remove', '--help']]])(
+      '%j prints every command on standard output and exits 0',
+      async (args) => {
+        const result = await cli(...args);
+        expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+        expect(result.stdout).toMatch(/^usage: npm run cli -- <command>/);
+        for (const name of [
+          'company:create',
+          'employee:create',
+          'employee:set-password',
+          'membership:add',
+          'membership:remove',
+          'session:revoke',
+        ]) {
+          expect(result.stdout).toContain(`  ${name} `);
+        }
+        expect(result.stdout).toContain('employee:create --email EMAIL --password -');
+      },
+    );
   });
 
   describe('bad input: non-zero exit, one line on standard error, nothing changed', () => {
@@ -122,7 +185,30 @@ describe('operator CLI (compiled, as a child process)', () => {
 
     it('an unknown command', () => refuses(['company:delete', '--name', 'Acme'], /unknown command "company:delete"/));
 
-    it('no command at all', () => refuses([], /usage/));
+    it('a password on the command line of employee:set-password (read from standard input only)', () =>
+      refuses(['employee:set-password', '--email', 'a@x.io', '--password', PASSWORD], /standard input/));
+
+    it('no password on standard input', async () => {
+      await refuses(['employee:set-password', '--email', 'a@x.io'], /no --password on standard input/);
+      await refuses(['employee:create', '--email', 'erin@x.io', '--password', '-'], /no --password/, '\n');
+    });
+
+    it('a new password that is too short', () =>
+      refuses(['employee:set-password', '--email', 'a@x.io'], /password/, `${SHORT_PASSWORD}\n`));
+
+    it('a new password for an employee that does not exist', () =>
+      refuses(['employee:set-password', '--email', 'nobody@x.io'], /nobody@x\.io/, `${THIRD_PASSWORD}\n`));
+
+    it('membership:remove of an employee who is not a member, or does not exist', async () => {
+      await refuses(['membership:remove', '--email', 'bob@x.io', '--company', String(companyId)], /not a member/);
+      await refuses(
+        ['membership:remove', '--email', 'a@x.io', '--company', '987654'],
+        /not a member of company 987654/,
+      );
+      await refuses(['membership:remove', '--email', 'nobody@x.io', '--company', String(companyId)], /nobody@x\.io/);
+      await refuses(['membership:remove', '--email', 'a@x.io', '--company', 'x'], /--company/);
+      await refuses(['membership:remove', '--email', 'a@x.io'], /missing --company/);
+    });
 
     it('a missing required flag', async () => {
       await refuses(['company:create'], /missing --name/);

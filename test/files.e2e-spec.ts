@@ -182,7 +182,11 @@ describe('files', () => {
     reader = await login(t, await createAccount(t, [company.id], ['users:read', 'products:write']), company.id);
     outsider = await login(t, await createAccount(t, [other.id], ['*']), other.id);
     const [strictCompany] = await createCompanies(strict, 'Strict Co');
-    strictWriter = await login(strict, await createAccount(strict, [strictCompany.id], ['files:write']), strictCompany.id);
+    strictWriter = await login(
+      strict,
+      await createAccount(strict, [strictCompany.id], ['files:write']),
+      strictCompany.id,
+    );
   });
 
   afterAll(async () => {
@@ -219,7 +223,9 @@ describe('files', () => {
 
       const [row] = await t.app
         .get(DataSource)
-        .query('SELECT company_id, name, content_type, size, sha256, storage_key FROM "file" WHERE id = $1', [res.body.id]);
+        .query('SELECT company_id, name, content_type, size, sha256, storage_key FROM "file" WHERE id = $1', [
+          res.body.id,
+        ]);
       expect({ ...row, size: String(row.size) }).toEqual({
         company_id: companyId,
         name: 'reportq3.txt',
@@ -240,7 +246,12 @@ describe('files', () => {
 
     it('keeps a UTF-8 name, and takes a file of exactly the limit', async () => {
       const data = Buffer.alloc(MAX_BYTES, 1);
-      const res = await upload(writer.jwt, { name: 'file', filename: 'ảnh đại diện.bin', contentType: 'application/octet-stream', data });
+      const res = await upload(writer.jwt, {
+        name: 'file',
+        filename: 'ảnh đại diện.bin',
+        contentType: 'application/octet-stream',
+        data,
+      });
       expect(res.status).toBe(201);
       expect(res.body).toMatchObject({ name: 'ảnh đại diện.bin', size: MAX_BYTES, sha256: sha256(data) });
     });
@@ -268,21 +279,43 @@ describe('files', () => {
       const json = await t.http().post('/v1/files').set('authorization', writer.jwt).send({ file: 'aGVsbG8=' });
       expectError(json, 415, 'error_unsupported_media_type');
       expect(json.headers['x-rate-limit-limit']).toBe(String(30 * 1000));
-      const text = await t.http().post('/v1/files').set('authorization', writer.jwt).set('content-type', 'text/plain').send('hello');
+      const text = await t
+        .http()
+        .post('/v1/files')
+        .set('authorization', writer.jwt)
+        .set('content-type', 'text/plain')
+        .send('hello');
       expectError(text, 415, 'error_unsupported_media_type');
-      expectError(await t.http().post('/v1/files').set('authorization', writer.jwt), 415, 'error_unsupported_media_type');
+      expectError(
+        await t.http().post('/v1/files').set('authorization', writer.jwt),
+        415,
+        'error_unsupported_media_type',
+      );
     });
 
     it('keeps the JSON-only rule on other routes: a multipart body to a JSON route answers 415', async () => {
-      const { body, contentType } = multipart({ name: 'email', data: 'a@example.test' }, { name: 'password', data: 'x' });
+      const { body, contentType } = multipart(
+        { name: 'email', data: 'a@example.test' },
+        { name: 'password', data: 'x' },
+      );
       const res = await t.http().post('/v1/users/authenticateinit').set('content-type', contentType).send(body);
       expectError(res, 415, 'error_unsupported_media_type');
-      const image = await t.http().post('/v1/files/addimagefromurl').set('authorization', writer.jwt).set('content-type', contentType).send(body);
+      const image = await t
+        .http()
+        .post('/v1/files/addimagefromurl')
+        .set('authorization', writer.jwt)
+        .set('content-type', contentType)
+        .send(body);
       expectError(image, 415, 'error_unsupported_media_type');
     });
 
     it('refuses a body without a part named file, or a part whose Content-Type is not a media type', async () => {
-      const wrongName = await upload(writer.jwt, { name: 'upload', filename: 'a.txt', contentType: 'text/plain', data: 'x' });
+      const wrongName = await upload(writer.jwt, {
+        name: 'upload',
+        filename: 'a.txt',
+        contentType: 'text/plain',
+        data: 'x',
+      });
       expectError(wrongName, 400, 'error_validation');
       expect(wrongName.body.details).toEqual([{ field: 'file', message: expect.any(String) }]);
       const fieldOnly = await upload(writer.jwt, { name: 'file', data: 'just a field' });
@@ -299,7 +332,14 @@ describe('files', () => {
       expectError(await upload(undefined, part), 401, 'error_jwt_is_required');
       expectError(await upload(reader.jwt, part), 403, 'error_permission_denied');
       expectError(await fetchImage(t, reader.jwt, `${base}/pixel.png`), 403, 'error_permission_denied');
-      expectError(await t.http().post('/v1/files/addimagefromurl').send({ url: `${base}/pixel.png` }), 401, 'error_jwt_is_required');
+      expectError(
+        await t
+          .http()
+          .post('/v1/files/addimagefromurl')
+          .send({ url: `${base}/pixel.png` }),
+        401,
+        'error_jwt_is_required',
+      );
       await expectNothingLeftBehind(before);
       expect(hits.length).toBe(served);
     });
@@ -307,13 +347,26 @@ describe('files', () => {
 
   describe('GET /v1/files/{id}', () => {
     it("answers the company's own file and 404 for another company's or a malformed id", async () => {
-      const created = await upload(writer.jwt, { name: 'file', filename: 'mine.txt', contentType: 'text/plain', data: 'mine' });
+      const created = await upload(writer.jwt, {
+        name: 'file',
+        filename: 'mine.txt',
+        contentType: 'text/plain',
+        data: 'mine',
+      });
       expect(created.status).toBe(201);
       const own = await t.http().get(`/v1/files/${created.body.id}`).set('authorization', writer.jwt).expect(200);
       expect(own.body).toEqual(created.body);
-      expectError(await t.http().get(`/v1/files/${created.body.id}`).set('authorization', outsider.jwt), 404, 'error_not_found');
+      expectError(
+        await t.http().get(`/v1/files/${created.body.id}`).set('authorization', outsider.jwt),
+        404,
+        'error_not_found',
+      );
       expectError(await t.http().get('/v1/files/not-a-uuid').set('authorization', writer.jwt), 404, 'error_not_found');
-      expectError(await t.http().get(`/v1/files/${randomUUID()}`).set('authorization', writer.jwt), 404, 'error_not_found');
+      expectError(
+        await t.http().get(`/v1/files/${randomUUID()}`).set('authorization', writer.jwt),
+        404,
+        'error_not_found',
+      );
     });
   });
 
@@ -478,18 +531,27 @@ describe('files', () => {
       const missing = await t.http().post('/v1/files/addimagefromurl').set('authorization', writer.jwt).send({});
       expectError(missing, 400, 'error_validation');
       expect(missing.body.details).toEqual(expect.arrayContaining([{ field: 'url', message: expect.any(String) }]));
-      const number = await t.http().post('/v1/files/addimagefromurl').set('authorization', writer.jwt).send({ url: 42 });
+      const number = await t
+        .http()
+        .post('/v1/files/addimagefromurl')
+        .set('authorization', writer.jwt)
+        .send({ url: 42 });
       expectError(number, 400, 'error_validation');
     });
   });
 
   it('documents both routes, the multipart body and their error answers', async () => {
     const doc = (await t.http().get('/docs/openapi.json').expect(200)).body as {
-      paths: Record<string, Record<string, { requestBody?: { content: Record<string, unknown> }; responses: Record<string, unknown> }>>;
+      paths: Record<
+        string,
+        Record<string, { requestBody?: { content: Record<string, unknown> }; responses: Record<string, unknown> }>
+      >;
     };
     const uploadOp = doc.paths['/v1/files'].post;
     expect(Object.keys(uploadOp.requestBody!.content)).toEqual(['multipart/form-data']);
-    expect(Object.keys(uploadOp.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '403', '413', '415', '429']));
+    expect(Object.keys(uploadOp.responses)).toEqual(
+      expect.arrayContaining(['201', '400', '401', '403', '413', '415', '429']),
+    );
     const fetchOp = doc.paths['/v1/files/addimagefromurl'].post;
     expect(Object.keys(fetchOp.requestBody!.content)).toEqual(['application/json']);
     expect(Object.keys(fetchOp.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '403', '429']));

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Response } from 'supertest';
-import { ManualClock } from '../src/common/clock/manual-clock';
+import { ManualClock } from './support/manual-clock';
 import { createAccount, createCompanies, login, authed } from './support/fixtures';
 import { startTestApp, type TestApp } from './support/test-app';
 import { expectError } from './support/expectations';
@@ -38,7 +38,11 @@ describe('marketing conversations', () => {
     clock = new ManualClock('2026-11-21T03:00:00Z');
     t = await startTestApp({ clock });
     [alpha, beta] = await createCompanies(t, 'Alpha', 'Beta');
-    const writerAccount = await createAccount(t, [alpha.id], ['marketingconversations:read', 'marketingconversations:write']);
+    const writerAccount = await createAccount(
+      t,
+      [alpha.id],
+      ['marketingconversations:read', 'marketingconversations:write'],
+    );
     writerId = writerAccount.id;
     writer = (await login(t, writerAccount, alpha.id)).jwt;
     reader = (await login(t, await createAccount(t, [alpha.id], ['marketingconversations:read']), alpha.id)).jwt;
@@ -70,7 +74,10 @@ describe('marketing conversations', () => {
     });
 
     it('customer_ref is optional (absent or null)', async () => {
-      for (const body of [{ subject: 'No ref', channel: 'sms' }, { subject: 'Null ref', channel: 'chat', customer_ref: null }]) {
+      for (const body of [
+        { subject: 'No ref', channel: 'sms' },
+        { subject: 'Null ref', channel: 'chat', customer_ref: null },
+      ]) {
         const res = await as(writer).post(BASE, body).expect(201);
         expect(res.body).toMatchObject({ subject: body.subject, channel: body.channel, customer_ref: null });
       }
@@ -80,7 +87,9 @@ describe('marketing conversations', () => {
       const sent = [];
       for (const [i, direction] of (['inbound', 'outbound', 'inbound'] as const).entries()) {
         clock.advance(1000);
-        const res = await as(writeOnly).post(`${BASE}/${conversationId}/messages`, { body: `message ${i}`, direction }).expect(201);
+        const res = await as(writeOnly)
+          .post(`${BASE}/${conversationId}/messages`, { body: `message ${i}`, direction })
+          .expect(201);
         expect(res.body).toEqual({
           id: expect.any(Number),
           conversation_id: conversationId,
@@ -92,15 +101,27 @@ describe('marketing conversations', () => {
         sent.push(res.body);
       }
       // Equal timestamps still come back in the order they were recorded.
-      await as(writer).post(`${BASE}/${conversationId}/messages`, { body: 'same instant', direction: 'outbound' }).expect(201);
+      await as(writer)
+        .post(`${BASE}/${conversationId}/messages`, { body: 'same instant', direction: 'outbound' })
+        .expect(201);
 
       const all = await as(reader).get(`${BASE}/${conversationId}/messages`).expect(200);
       expect(all.body).toEqual({ data: expect.any(Array), page: 1, per_page: 20, total: 4 });
-      expect(all.body.data.map((m: { body: string }) => m.body)).toEqual(['message 0', 'message 1', 'message 2', 'same instant']);
+      expect(all.body.data.map((m: { body: string }) => m.body)).toEqual([
+        'message 0',
+        'message 1',
+        'message 2',
+        'same instant',
+      ]);
       expect(all.body.data.slice(0, 3)).toEqual(sent);
 
       const second = await as(reader).get(`${BASE}/${conversationId}/messages?page=2&per_page=3`).expect(200);
-      expect(second.body).toEqual({ data: [expect.objectContaining({ body: 'same instant' })], page: 2, per_page: 3, total: 4 });
+      expect(second.body).toEqual({
+        data: [expect.objectContaining({ body: 'same instant' })],
+        page: 2,
+        per_page: 3,
+        total: 4,
+      });
 
       const conversation = await as(reader).get(`${BASE}/${conversationId}`).expect(200);
       expect(conversation.body).toMatchObject({ message_count: 4, last_message_at: clock.now().toISOString() });
@@ -109,10 +130,24 @@ describe('marketing conversations', () => {
     it('lists the company’s conversations newest first in the page envelope', async () => {
       const res = await as(reader).get(BASE).expect(200);
       expect(res.body).toEqual({ data: expect.any(Array), page: 1, per_page: 20, total: 3 });
-      expect(res.body.data.map((c: { subject: string }) => c.subject)).toEqual(['Null ref', 'No ref', 'Spring sale follow-up']);
+      expect(res.body.data.map((c: { subject: string }) => c.subject)).toEqual([
+        'Null ref',
+        'No ref',
+        'Spring sale follow-up',
+      ]);
       const page = await as(reader).get(`${BASE}?page=2&per_page=2`).expect(200);
-      expect(page.body).toEqual({ data: [expect.objectContaining({ id: conversationId })], page: 2, per_page: 2, total: 3 });
-      expect((await as(reader).get(`${BASE}?page=9`).expect(200)).body).toEqual({ data: [], page: 9, per_page: 20, total: 3 });
+      expect(page.body).toEqual({
+        data: [expect.objectContaining({ id: conversationId })],
+        page: 2,
+        per_page: 2,
+        total: 3,
+      });
+      expect((await as(reader).get(`${BASE}?page=9`).expect(200)).body).toEqual({
+        data: [],
+        page: 9,
+        per_page: 20,
+        total: 3,
+      });
     });
   });
 
@@ -130,17 +165,27 @@ describe('marketing conversations', () => {
       ['a subject that is not a string', { subject: 42, channel: 'email' }, ['subject']],
       ['a subject with a NUL character', { subject: 'a\u0000b', channel: 'email' }, ['subject']],
       ['an unknown channel', { subject: 'Hi', channel: 'fax' }, ['channel']],
-      ['a customer_ref of 201 characters', { subject: 'Hi', channel: 'sms', customer_ref: 'r'.repeat(201) }, ['customer_ref']],
+      [
+        'a customer_ref of 201 characters',
+        { subject: 'Hi', channel: 'sms', customer_ref: 'r'.repeat(201) },
+        ['customer_ref'],
+      ],
       ['a customer_ref that is not a string', { subject: 'Hi', channel: 'sms', customer_ref: 7 }, ['customer_ref']],
       ['an unknown field', { subject: 'Hi', channel: 'sms', priority: 'high' }, ['priority']],
-      ['several problems at once', { subject: '', channel: 'fax', company_id: 2 }, ['subject', 'channel', 'company_id']],
+      [
+        'several problems at once',
+        { subject: '', channel: 'fax', company_id: 2 },
+        ['subject', 'channel', 'company_id'],
+      ],
     ])('POST /v1/marketingconversations with %s', async (_label, body, fields) => {
       expectInvalid(await as(writer).post(BASE, body), fields);
     });
 
     it('accepts the boundaries: subject of 1 and 200 characters', async () => {
       await as(writer).post(BASE, { subject: 'x', channel: 'email' }).expect(201);
-      await as(writer).post(BASE, { subject: 's'.repeat(200), channel: 'email', customer_ref: 'r'.repeat(200) }).expect(201);
+      await as(writer)
+        .post(BASE, { subject: 's'.repeat(200), channel: 'email', customer_ref: 'r'.repeat(200) })
+        .expect(201);
     });
 
     it.each<[string, object, string[]]>([
@@ -155,7 +200,9 @@ describe('marketing conversations', () => {
     });
 
     it('accepts a message of exactly 5000 characters', async () => {
-      await as(writer).post(`${BASE}/${id}/messages`, { body: 'm'.repeat(5000), direction: 'outbound' }).expect(201);
+      await as(writer)
+        .post(`${BASE}/${id}/messages`, { body: 'm'.repeat(5000), direction: 'outbound' })
+        .expect(201);
     });
 
     it.each([
@@ -181,13 +228,21 @@ describe('marketing conversations', () => {
       async (id) => {
         expectError(await as(writer).get(`${BASE}/${id}`), 404, 'error_not_found');
         expectError(await as(writer).get(`${BASE}/${id}/messages`), 404, 'error_not_found');
-        expectError(await as(writer).post(`${BASE}/${id}/messages`, { body: 'Hi', direction: 'inbound' }), 404, 'error_not_found');
+        expectError(
+          await as(writer).post(`${BASE}/${id}/messages`, { body: 'Hi', direction: 'inbound' }),
+          404,
+          'error_not_found',
+        );
       },
     );
 
     it('an id that exists nowhere is 404 error_not_found', async () => {
       expectError(await as(writer).get(`${BASE}/2147483647`), 404, 'error_not_found');
-      expectError(await as(writer).post(`${BASE}/2147483647/messages`, { body: 'Hi', direction: 'inbound' }), 404, 'error_not_found');
+      expectError(
+        await as(writer).post(`${BASE}/2147483647/messages`, { body: 'Hi', direction: 'inbound' }),
+        404,
+        'error_not_found',
+      );
     });
   });
 
@@ -202,7 +257,12 @@ describe('marketing conversations', () => {
       { method: 'get' as const, path: `${BASE}/${id}`, needs: 'read' },
       { method: 'get' as const, path: `${BASE}/${id}/messages`, needs: 'read' },
       { method: 'post' as const, path: BASE, needs: 'write', body: { subject: 'Hi', channel: 'sms' } },
-      { method: 'post' as const, path: `${BASE}/${id}/messages`, needs: 'write', body: { body: 'Hi', direction: 'inbound' } },
+      {
+        method: 'post' as const,
+        path: `${BASE}/${id}/messages`,
+        needs: 'write',
+        body: { body: 'Hi', direction: 'inbound' },
+      },
     ];
 
     it('answers 401 error_jwt_is_required without a credential', async () => {
@@ -213,7 +273,8 @@ describe('marketing conversations', () => {
 
     it('GET needs marketingconversations:read, POST needs marketingconversations:write (403 otherwise)', async () => {
       for (const route of routes()) {
-        const call = (token: string) => (route.method === 'get' ? as(token).get(route.path) : as(token).post(route.path, route.body));
+        const call = (token: string) =>
+          route.method === 'get' ? as(token).get(route.path) : as(token).post(route.path, route.body);
         const allowed = route.needs === 'read' ? reader : writeOnly;
         const refused = route.needs === 'read' ? writeOnly : reader;
         expect({ route: `${route.method} ${route.path}`, status: (await call(allowed)).status }).toEqual({
@@ -247,7 +308,12 @@ describe('marketing conversations', () => {
       expect(ids).not.toContain(betaId);
       expect(all.body.total).toBe(ids.length);
       const betaList = await as(betaWriter).get(BASE).expect(200);
-      expect(betaList.body).toEqual({ data: [expect.objectContaining({ id: betaId, subject: 'Beta secret' })], page: 1, per_page: 20, total: 1 });
+      expect(betaList.body).toEqual({
+        data: [expect.objectContaining({ id: betaId, subject: 'Beta secret' })],
+        page: 1,
+        per_page: 20,
+        total: 1,
+      });
     });
 
     it('reading, listing messages of, or posting to company B’s conversation answers 404, as if it did not exist', async () => {
@@ -287,7 +353,9 @@ describe('marketing conversations', () => {
       expect(post.headers['x-rate-limit-identifier']).toMatch(
         new RegExp(`^[^|]+\\|POST\\|marketingconversations\\|${tokenHash(writer)}$`),
       );
-      expect(get.headers['x-rate-limit-identifier']).toMatch(new RegExp(`^[^|]+\\|GET\\|marketingconversations\\|${tokenHash(writer)}$`));
+      expect(get.headers['x-rate-limit-identifier']).toMatch(
+        new RegExp(`^[^|]+\\|GET\\|marketingconversations\\|${tokenHash(writer)}$`),
+      );
       for (const res of [post, get]) expect(res.headers['x-rate-limit-remaining']).toMatch(/^\d+$/);
       // Errors carry them too.
       const refused = await t.http().get(`${BASE}/1`);
@@ -311,13 +379,19 @@ describe('marketing conversations rate limit (unscaled table)', () => {
     const [company] = await createCompanies(t, 'Limited');
     const token = (await login(t, await createAccount(t, [company.id], ['*']), company.id)).jwt;
     const post = (path: string, body: object) => t.http().post(path).set('authorization', token).send(body);
-    const identifier = (method: string) => new RegExp(`^[^|]+\\|${method}\\|marketingconversations\\|${tokenHash(token)}$`);
+    const identifier = (method: string) =>
+      new RegExp(`^[^|]+\\|${method}\\|marketingconversations\\|${tokenHash(token)}$`);
 
     // Creating the conversation and adding messages share the group's POST counter.
     const created = await post(BASE, { subject: 'Burst', channel: 'chat' }).expect(201);
     for (let i = 2; i <= 60; i++) {
       const res = await post(`${BASE}/${created.body.id}/messages`, { body: `m${i}`, direction: 'outbound' });
-      expect({ i, status: res.status, limit: res.headers['x-rate-limit-limit'], remaining: res.headers['x-rate-limit-remaining'] }).toEqual({
+      expect({
+        i,
+        status: res.status,
+        limit: res.headers['x-rate-limit-limit'],
+        remaining: res.headers['x-rate-limit-remaining'],
+      }).toEqual({
         i,
         status: 201,
         limit: '60',
@@ -326,7 +400,11 @@ describe('marketing conversations rate limit (unscaled table)', () => {
       expect(res.headers['x-rate-limit-identifier']).toMatch(identifier('POST'));
     }
     const limited = await post(`${BASE}/${created.body.id}/messages`, { body: 'one too many', direction: 'outbound' });
-    expect({ status: limited.status, text: limited.text, remaining: limited.headers['x-rate-limit-remaining'] }).toEqual({
+    expect({
+      status: limited.status,
+      text: limited.text,
+      remaining: limited.headers['x-rate-limit-remaining'],
+    }).toEqual({
       status: 429,
       text: '["error_rate_limit_exceed"]',
       remaining: '0',
@@ -335,16 +413,27 @@ describe('marketing conversations rate limit (unscaled table)', () => {
 
     for (let i = 1; i <= 30; i++) {
       const res = await t.http().get(BASE).set('authorization', token);
-      expect({ i, status: res.status, limit: res.headers['x-rate-limit-limit'] }).toEqual({ i, status: 200, limit: '30' });
+      expect({ i, status: res.status, limit: res.headers['x-rate-limit-limit'] }).toEqual({
+        i,
+        status: 200,
+        limit: '30',
+      });
       expect(res.headers['x-rate-limit-identifier']).toMatch(identifier('GET'));
     }
     expect((await t.http().get(BASE).set('authorization', token)).status).toBe(429);
 
     // The limited request had no effect: 59 messages, and after the window the counter starts again.
     clock.advance(3000);
-    const messages = await t.http().get(`${BASE}/${created.body.id}/messages?per_page=1`).set('authorization', token).expect(200);
+    const messages = await t
+      .http()
+      .get(`${BASE}/${created.body.id}/messages?per_page=1`)
+      .set('authorization', token)
+      .expect(200);
     expect(messages.body.total).toBe(59);
-    const again = await post(`${BASE}/${created.body.id}/messages`, { body: 'next window', direction: 'inbound' }).expect(201);
+    const again = await post(`${BASE}/${created.body.id}/messages`, {
+      body: 'next window',
+      direction: 'inbound',
+    }).expect(201);
     expect(again.headers['x-rate-limit-remaining']).toBe('59');
   });
 });

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { ManualClock } from '../src/common/clock/manual-clock';
+import { ManualClock } from './support/manual-clock';
 import { currentTestDatabase } from './support/databases';
 import { createAccount, createCompanies, login, authed } from './support/fixtures';
 import { startTestApp, type TestApp } from './support/test-app';
@@ -52,7 +52,8 @@ describe(`orders (${currentTestDatabase()})`, () => {
     db = t.app.get(DataSource);
     [companyA, companyB] = await createCompanies(t, 'Alpha', 'Beta');
     ownerA = (await login(t, await createAccount(t, [companyA.id], ['*']), companyA.id)).jwt;
-    readerA = (await login(t, await createAccount(t, [companyA.id], ['orders:read', 'products:write']), companyA.id)).jwt;
+    readerA = (await login(t, await createAccount(t, [companyA.id], ['orders:read', 'products:write']), companyA.id))
+      .jwt;
     ownerB = (await login(t, await createAccount(t, [companyB.id], ['*']), companyB.id)).jwt;
     tea = await product(ownerA, 'Green tea', 'TEA-1', 1250);
     mug = await product(ownerA, 'Mug', 'MUG-1', 399);
@@ -100,7 +101,9 @@ describe(`orders (${currentTestDatabase()})`, () => {
       const kettle = await product(ownerA, 'Kettle', 'KETTLE-1', 4500);
       const order = await placeOrder(ownerA, [{ product_id: kettle.id, quantity: 2 }]);
 
-      await as(ownerA).put(`/v1/products/${kettle.id}`, { name: 'Kettle XL', sku: 'KETTLE-2', price: 9900 }).expect(200);
+      await as(ownerA)
+        .put(`/v1/products/${kettle.id}`, { name: 'Kettle XL', sku: 'KETTLE-2', price: 9900 })
+        .expect(200);
       expect((await as(ownerA).get(`/v1/orders/${order.id}`).expect(200)).body).toEqual(order);
 
       await as(ownerA).delete(`/v1/products/${kettle.id}`).expect(204);
@@ -119,7 +122,12 @@ describe(`orders (${currentTestDatabase()})`, () => {
       await as(jwt).put(`/v1/orders/${orders[1].id}`, { status: 'cancelled' }).expect(200);
       const current = await Promise.all(orders.map(async (o) => (await as(jwt).get(`/v1/orders/${o.id}`)).body));
 
-      expect((await as(jwt).get('/v1/orders').expect(200)).body).toEqual({ data: current, page: 1, per_page: 20, total: 5 });
+      expect((await as(jwt).get('/v1/orders').expect(200)).body).toEqual({
+        data: current,
+        page: 1,
+        per_page: 20,
+        total: 5,
+      });
       expect((await as(jwt).get('/v1/orders?page=2&per_page=2').expect(200)).body).toEqual({
         data: current.slice(2, 4),
         page: 2,
@@ -138,7 +146,10 @@ describe(`orders (${currentTestDatabase()})`, () => {
 
     it('keeps totals exact at the limits (100 lines × 10 000 units × the highest price)', async () => {
       const dear = await product(ownerA, 'Dear', 'DEAR-1', 1_000_000_000);
-      const order = await placeOrder(ownerA, Array.from({ length: 100 }, () => ({ product_id: dear.id, quantity: 10_000 })));
+      const order = await placeOrder(
+        ownerA,
+        Array.from({ length: 100 }, () => ({ product_id: dear.id, quantity: 10_000 })),
+      );
       expect(order.lines).toHaveLength(100);
       expect(order.lines[99].line_total).toBe(10_000_000_000_000);
       expect(order.total).toBe(1_000_000_000_000_000);
@@ -165,7 +176,9 @@ describe(`orders (${currentTestDatabase()})`, () => {
 
     it('two concurrent cancels: exactly one succeeds', async () => {
       const order = await placeOrder(ownerA, [{ product_id: mug.id, quantity: 1 }]);
-      const answers = await Promise.all([1, 2].map(() => as(ownerA).put(`/v1/orders/${order.id}`, { status: 'cancelled' })));
+      const answers = await Promise.all(
+        [1, 2].map(() => as(ownerA).put(`/v1/orders/${order.id}`, { status: 'cancelled' })),
+      );
       expect(answers.map((res) => res.status).sort()).toEqual([200, 400]);
     });
 
@@ -188,7 +201,16 @@ describe(`orders (${currentTestDatabase()})`, () => {
       ['lines not an array', { lines: { product_id: 1, quantity: 1 } }, ['lines']],
       ['101 lines', { lines: Array.from({ length: 101 }, () => ({ product_id: 1, quantity: 1 })) }, ['lines']],
       ['a line that is not an object', { lines: [{ product_id: 1, quantity: 1 }, 5] }, ['lines.1']],
-      ['quantity 0', { lines: [{ product_id: 1, quantity: 1 }, { product_id: 1, quantity: 0 }] }, ['lines.1.quantity']],
+      [
+        'quantity 0',
+        {
+          lines: [
+            { product_id: 1, quantity: 1 },
+            { product_id: 1, quantity: 0 },
+          ],
+        },
+        ['lines.1.quantity'],
+      ],
       ['quantity fractional', { lines: [{ product_id: 1, quantity: 1.5 }] }, ['lines.0.quantity']],
       ['quantity a string', { lines: [{ product_id: 1, quantity: '2' }] }, ['lines.0.quantity']],
       ['quantity too large', { lines: [{ product_id: 1, quantity: 10_001 }] }, ['lines.0.quantity']],
@@ -283,13 +305,19 @@ describe(`orders (${currentTestDatabase()})`, () => {
         403,
         'error_permission_denied',
       );
-      expectError(await as(readerA).put(`/v1/orders/${order.id}`, { status: 'cancelled' }), 403, 'error_permission_denied');
+      expectError(
+        await as(readerA).put(`/v1/orders/${order.id}`, { status: 'cancelled' }),
+        403,
+        'error_permission_denied',
+      );
       expect(await stored()).toEqual(before);
       expect((await as(readerA).get(`/v1/orders/${order.id}`).expect(200)).body.status).toBe('open');
     });
 
     it('products permissions do not reach orders', async () => {
-      const productsOnly = (await login(t, await createAccount(t, [companyA.id], ['products:read', 'products:write']), companyA.id)).jwt;
+      const productsOnly = (
+        await login(t, await createAccount(t, [companyA.id], ['products:read', 'products:write']), companyA.id)
+      ).jwt;
       expectError(await as(productsOnly).get('/v1/orders'), 403, 'error_permission_denied');
     });
   });
@@ -302,13 +330,21 @@ describe(`orders (${currentTestDatabase()})`, () => {
       expectError(await as(ownerA).get(`/v1/orders/${order.id}`), 404, 'error_not_found');
       expectError(await as(ownerA).put(`/v1/orders/${order.id}`, { status: 'cancelled' }), 404, 'error_not_found');
       expect((await as(ownerB).get(`/v1/orders/${order.id}`).expect(200)).body).toEqual(order);
-      expect((await as(ownerB).get('/v1/orders').expect(200)).body.data.map((o: { id: number }) => o.id)).toEqual([order.id]);
+      expect((await as(ownerB).get('/v1/orders').expect(200)).body.data.map((o: { id: number }) => o.id)).toEqual([
+        order.id,
+      ]);
     });
 
     it("an order cannot reference another company's product", async () => {
       const before = await stored();
-      expectInvalid(await as(ownerA).post('/v1/orders', { lines: [{ product_id: theirs.id, quantity: 1 }] }), 'lines.0.product_id');
-      expectInvalid(await as(ownerB).post('/v1/orders', { lines: [{ product_id: tea.id, quantity: 1 }] }), 'lines.0.product_id');
+      expectInvalid(
+        await as(ownerA).post('/v1/orders', { lines: [{ product_id: theirs.id, quantity: 1 }] }),
+        'lines.0.product_id',
+      );
+      expectInvalid(
+        await as(ownerB).post('/v1/orders', { lines: [{ product_id: tea.id, quantity: 1 }] }),
+        'lines.0.product_id',
+      );
       expect(await stored()).toEqual(before);
     });
   });

@@ -1,4 +1,4 @@
-import { ManualClock } from '../src/common/clock/manual-clock';
+import { ManualClock } from './support/manual-clock';
 import { currentTestDatabase } from './support/databases';
 import { createAccount, createCompanies, login, authed } from './support/fixtures';
 import { startTestApp, type TestApp } from './support/test-app';
@@ -25,9 +25,11 @@ describe(`products (${currentTestDatabase()})`, () => {
     clock = new ManualClock('2026-11-21T03:00:00Z');
     t = await startTestApp({ clock });
     [companyA, companyB] = await createCompanies(t, 'Alpha', 'Beta');
-    writerA = (await login(t, await createAccount(t, [companyA.id], ['products:read', 'products:write']), companyA.id)).jwt;
+    writerA = (await login(t, await createAccount(t, [companyA.id], ['products:read', 'products:write']), companyA.id))
+      .jwt;
     readerA = (await login(t, await createAccount(t, [companyA.id], ['products:read']), companyA.id)).jwt;
-    writerB = (await login(t, await createAccount(t, [companyB.id], ['products:read', 'products:write']), companyB.id)).jwt;
+    writerB = (await login(t, await createAccount(t, [companyB.id], ['products:read', 'products:write']), companyB.id))
+      .jwt;
   });
   afterAll(() => t?.close());
 
@@ -74,7 +76,9 @@ describe(`products (${currentTestDatabase()})`, () => {
 
     it('lists by id in pages of per_page with the total, and filters by name (case-insensitive substring)', async () => {
       const [company] = await createCompanies(t, 'Lister');
-      const jwt = (await login(t, await createAccount(t, [company.id], ['products:read', 'products:write']), company.id)).jwt;
+      const jwt = (
+        await login(t, await createAccount(t, [company.id], ['products:read', 'products:write']), company.id)
+      ).jwt;
       const names = ['Earl Grey', 'green TEA', 'Coffee beans', 'Tea pot', '100% tea_leaves', 'Sugar'];
       const made = [];
       for (const [i, name] of names.entries()) made.push(await create(jwt, { name, sku: `SKU-${i}`, price: i * 100 }));
@@ -93,7 +97,13 @@ describe(`products (${currentTestDatabase()})`, () => {
       expect(teaPage.body).toEqual({ data: [made[4]], page: 2, per_page: 2, total: 3 });
 
       // LIKE wildcards in the filter match only themselves.
-      expect((await as(jwt).get(`/v1/products?name=${encodeURIComponent('%')}`).expect(200)).body.data).toEqual([made[4]]);
+      expect(
+        (
+          await as(jwt)
+            .get(`/v1/products?name=${encodeURIComponent('%')}`)
+            .expect(200)
+        ).body.data,
+      ).toEqual([made[4]]);
       expect((await as(jwt).get('/v1/products?name=a_l').expect(200)).body.data).toEqual([made[4]]);
       expect((await as(jwt).get('/v1/products?name=a_p').expect(200)).body.total).toBe(0); // unescaped, `_` would match 'Tea pot'
     });
@@ -133,7 +143,10 @@ describe(`products (${currentTestDatabase()})`, () => {
       const dup = await as(writerA).post('/v1/products', { name: 'Copy', sku: 'DUP-1', price: 2 });
       expectInvalid(dup, 'sku');
       const other = await create(writerA, { name: 'Other', sku: 'DUP-2', price: 3 });
-      expectInvalid(await as(writerA).put(`/v1/products/${other.id}`, { name: 'Other', sku: 'DUP-1', price: 3 }), 'sku');
+      expectInvalid(
+        await as(writerA).put(`/v1/products/${other.id}`, { name: 'Other', sku: 'DUP-1', price: 3 }),
+        'sku',
+      );
       expect((await as(readerA).get(`/v1/products/${other.id}`).expect(200)).body.sku).toBe('DUP-2');
       // SKUs are case-sensitive, and unique per company only.
       await create(writerA, { name: 'Lower', sku: 'dup-1', price: 1 });
@@ -164,9 +177,17 @@ describe(`products (${currentTestDatabase()})`, () => {
   describe('credentials and permissions', () => {
     it('no token → 401 error_jwt_is_required on every route', async () => {
       expectError(await t.http().get('/v1/products'), 401, 'error_jwt_is_required');
-      expectError(await t.http().post('/v1/products').send({ name: 'x', sku: 'x', price: 1 }), 401, 'error_jwt_is_required');
+      expectError(
+        await t.http().post('/v1/products').send({ name: 'x', sku: 'x', price: 1 }),
+        401,
+        'error_jwt_is_required',
+      );
       expectError(await t.http().get('/v1/products/1'), 401, 'error_jwt_is_required');
-      expectError(await t.http().put('/v1/products/1').send({ name: 'x', sku: 'x', price: 1 }), 401, 'error_jwt_is_required');
+      expectError(
+        await t.http().put('/v1/products/1').send({ name: 'x', sku: 'x', price: 1 }),
+        401,
+        'error_jwt_is_required',
+      );
       expectError(await t.http().delete('/v1/products/1'), 401, 'error_jwt_is_required');
     });
 
@@ -174,7 +195,11 @@ describe(`products (${currentTestDatabase()})`, () => {
       const product = await create(writerA, { name: 'Guarded', sku: 'GUARD-1', price: 10 });
       await as(readerA).get('/v1/products').expect(200);
       await as(readerA).get(`/v1/products/${product.id}`).expect(200);
-      expectError(await as(readerA).post('/v1/products', { name: 'No', sku: 'NO-1', price: 1 }), 403, 'error_permission_denied');
+      expectError(
+        await as(readerA).post('/v1/products', { name: 'No', sku: 'NO-1', price: 1 }),
+        403,
+        'error_permission_denied',
+      );
       expectError(
         await as(readerA).put(`/v1/products/${product.id}`, { name: 'No', sku: 'NO-1', price: 1 }),
         403,
@@ -197,7 +222,10 @@ describe(`products (${currentTestDatabase()})`, () => {
 
       const listA = await as(writerA).get('/v1/products?per_page=100').expect(200);
       expect(listA.body.data.map((p: { id: number }) => p.id)).not.toContain(theirs.id);
-      expect((await as(writerA).get('/v1/products?name=secret').expect(200)).body).toMatchObject({ data: [], total: 0 });
+      expect((await as(writerA).get('/v1/products?name=secret').expect(200)).body).toMatchObject({
+        data: [],
+        total: 0,
+      });
 
       expectError(await as(writerA).get(`/v1/products/${theirs.id}`), 404, 'error_not_found');
       expectError(
@@ -237,7 +265,9 @@ describe(`products (${currentTestDatabase()})`, () => {
     for (const res of responses) {
       expect(res.headers['x-rate-limit-limit']).toMatch(/^\d+$/);
       expect(res.headers['x-rate-limit-remaining']).toMatch(/^\d+$/);
-      expect(res.headers['x-rate-limit-identifier']).toMatch(/^[^|]+\|(GET|POST|PUT|DELETE)\|products\|([0-9a-f]{16}|-)$/);
+      expect(res.headers['x-rate-limit-identifier']).toMatch(
+        /^[^|]+\|(GET|POST|PUT|DELETE)\|products\|([0-9a-f]{16}|-)$/,
+      );
     }
     expect(responses[0].headers['x-rate-limit-identifier']).toContain('|GET|products|');
     expect(responses[4].headers['x-rate-limit-identifier']).toContain('|DELETE|products|');

@@ -1,15 +1,13 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer, Socket } from 'node:net';
 import type Redis from 'ioredis';
 import { ResilientRateLimitStorage } from '../src/rate-limit/storage/resilient-rate-limit.storage';
 import { RATE_LIMIT_STORAGE } from '../src/rate-limit/storage/rate-limit-storage';
-import { REDIS_CLIENT } from '../src/redis/redis.module';
+import { REDIS_CLIENT } from '../src/redis-client/redis-client.module';
 import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
 import { RateLimitProbeModule } from './support/rate-limit-probe.module';
+import { RedisServer } from './support/redis-server';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const REDIS_SERVER = '/usr/bin/redis-server';
 const LIMITED_BODY = '["error_rate_limit_exceed"]';
 /** How long any one request may take while Redis is away (the storage's own deadline is 75 ms). */
 const OUTAGE_DEADLINE_MS = 500;
@@ -77,10 +75,14 @@ class Instance {
     };
   }
 
+  /**
+   * This instance's breaker figures, read from its own storage: /metrics comes from one prom-client registry per
+   * process, which reports the last-started of the two in-process apps (the built-process fault tests read
+   * /metrics itself).
+   */
   async metrics(): Promise<{ fallbacks: number; breakerOpen: number }> {
-    const text = await (await fetch(`${this.url}/metrics`, { signal: AbortSignal.timeout(5000) })).text();
-    const read = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
-    return { fallbacks: read('rate_limit_storage_fallbacks_total'), breakerOpen: read('rate_limit_storage_breaker_open') };
+    const storage = this.t.app.get<ResilientRateLimitStorage>(RATE_LIMIT_STORAGE);
+    return { fallbacks: storage.fallbackCount, breakerOpen: storage.state === 'closed' ? 0 : 1 };
   }
 
   /** The shared connection is up, so the first checks are not answered from memory for want of it. */
@@ -90,6 +92,17 @@ class Instance {
     while (redis.status !== 'ready') {
       if (Date.now() > deadline) throw new Error(`Redis client not ready: ${redis.status}`);
       await sleep(20);
+    }
+  }
+
+  /** Waits until this instance's heartbeat has counted `instances` live instances. */
+  async fleetOf(instances: number): Promise<void> {
+    const deadline = Date.now() + 5000;
+    const seen = () =>
+      this.t.logs.records.filter((record) => record.event === 'fleet_size').at(-1)?.instances === instances;
+    while (!seen()) {
+      if (Date.now() > deadline) throw new Error(`the instance did not see ${instances} live instances within 5 s`);
+      await sleep(50);
     }
   }
 
@@ -169,69 +182,14 @@ describe('request rate limit shared through Redis by two instances', () => {
     expect(Number(limited.retryAfter)).toBeLessThanOrEqual(3);
 
     await sleep(Math.max(0, windowStartedBy + 3000 + 50 - Date.now()));
-    expect(await b.send('DELETE', '/v1/probe-products/1', ip)).toMatchObject({ status: 204, limit: '3', remaining: '2' });
+    expect(await b.send('DELETE', '/v1/probe-products/1', ip)).toMatchObject({
+      status: 204,
+      limit: '3',
+      remaining: '2',
+    });
     expect(await a.send('DELETE', '/v1/probe-products/1', ip)).toMatchObject({ status: 204, remaining: '1' });
   });
 });
-
-/** A redis-server of this test's own, on a port of its own, that the test can kill and bring back. */
-class RedisServer {
-  private child?: ChildProcess;
-
-  constructor(readonly port: number) {}
-
-  get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
-  }
-
-  async start(): Promise<void> {
-    const child = spawn(
-      REDIS_SERVER,
-      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      { stdio: 'ignore' },
-    );
-    this.child = child;
-    const deadline = Date.now() + 5000;
-    while (!(await ping(this.port))) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`redis-server on ${this.port} did not start`);
-      await sleep(25);
-    }
-  }
-
-  async kill(): Promise<void> {
-    const child = this.child;
-    this.child = undefined;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill('SIGKILL');
-    await atMost(exited, 5000);
-  }
-}
-
-function ping(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = new Socket();
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(500, () => done(false));
-    socket.once('error', () => done(false));
-    socket.once('data', (data) => done(data.toString().startsWith('+PONG')));
-    socket.connect(port, '127.0.0.1', () => socket.write('PING\r\n'));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe('Redis stops mid-run', () => {
   let redis: RedisServer;
@@ -240,7 +198,7 @@ describe('Redis stops mid-run', () => {
   let b: Instance;
 
   beforeAll(async () => {
-    redis = new RedisServer(await freePort());
+    redis = await RedisServer.onFreePort();
     await redis.start();
     database = await provisionDatabase();
     a = await Instance.start(database, redis.url);
@@ -264,26 +222,29 @@ describe('Redis stops mid-run', () => {
     await a.send('GET', '/v1/probe-products', before);
     expect(await b.send('GET', '/v1/probe-products', before)).toMatchObject({ status: 200, remaining: '27' });
     const [fallbacksA, fallbacksB] = [(await a.metrics()).fallbacks, (await b.metrics()).fallbacks];
+    // Both have seen each other's heartbeat, so each knows the fleet is two instances.
+    for (const instance of [a, b]) await instance.fleetOf(2);
 
     await redis.kill();
 
-    // Every request is answered, quickly; each instance now limits on its own.
+    // Every request is answered, quickly; each instance now limits on its own, at ceil(30 / 2) = 15.
     const ip = freshIp();
     const answers: Answer[] = [];
-    for (let i = 0; i < 31; i++) answers.push(await a.send('GET', '/v1/probe-products', ip));
+    for (let i = 0; i < 16; i++) answers.push(await a.send('GET', '/v1/probe-products', ip));
     for (let i = 0; i < 5; i++) answers.push(await b.send('GET', '/v1/probe-products', ip));
     for (const answer of answers) {
       expect([200, 429]).toContain(answer.status);
       expect(answer.ms).toBeLessThan(OUTAGE_DEADLINE_MS);
       expect(answer.identifier).toBe(`${ip}|GET|products|-`);
+      expect(answer.limit).toBe('15');
     }
-    expect(answers.slice(0, 30).every((answer) => answer.status === 200)).toBe(true);
-    expectLimited(answers[30]);
-    expect(answers.slice(31).map((answer) => answer.remaining)).toEqual(['29', '28', '27', '26', '25']);
+    expect(answers.slice(0, 15).every((answer) => answer.status === 200)).toBe(true);
+    expectLimited(answers[15]);
+    expect(answers.slice(16).map((answer) => answer.remaining)).toEqual(['14', '13', '12', '11', '10']);
 
     const outageA = await a.metrics();
     const outageB = await b.metrics();
-    expect(outageA.fallbacks).toBeGreaterThanOrEqual(fallbacksA + 31);
+    expect(outageA.fallbacks).toBeGreaterThanOrEqual(fallbacksA + 16);
     expect(outageB.fallbacks).toBeGreaterThanOrEqual(fallbacksB + 5);
     expect(outageA.breakerOpen).toBe(1);
     expect(outageB.breakerOpen).toBe(1);

@@ -2,8 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Response } from 'supertest';
 import type Test from 'supertest/lib/test';
 import { DataSource } from 'typeorm';
-import { LoginSession } from '../src/auth/sessions/login-session.entity';
-import { ManualClock } from '../src/common/clock/manual-clock';
+import { LoginSession } from '../src/sessions/login-session.entity';
+import { ManualClock } from './support/manual-clock';
 import { EmployeeService } from '../src/employee/employee.service';
 import { MemoryRateLimitStorage } from '../src/rate-limit/storage/memory-rate-limit.storage';
 import { RATE_LIMIT_STORAGE } from '../src/rate-limit/storage/rate-limit-storage';
@@ -119,7 +119,8 @@ describe('request rate limit (memory storage, one instance)', () => {
     ])('%s %s: %i per 3 s', async (method, path, limit, okStatus) => {
       const ip = freshIp();
       const identifier = `${ip}|${method.toUpperCase()}|products|-`;
-      for (let i = 1; i <= limit; i++) expectCounted(await from(ip, method, path), okStatus, limit, limit - i, identifier);
+      for (let i = 1; i <= limit; i++)
+        expectCounted(await from(ip, method, path), okStatus, limit, limit - i, identifier);
 
       expectLimited(await from(ip, method, path), limit, identifier, method);
       // Hammering a limited counter neither extends nor shortens its window.
@@ -160,7 +161,13 @@ describe('request rate limit (memory storage, one instance)', () => {
       const ip = freshIp();
       const identifier = `${ip}|POST|marketingconversations|-`;
       for (let i = 1; i <= 60; i++) {
-        expectCounted(await from(ip, 'post', `/v1/probe-marketingconversations/c${i}/messages`), 201, 60, 60 - i, identifier);
+        expectCounted(
+          await from(ip, 'post', `/v1/probe-marketingconversations/c${i}/messages`),
+          201,
+          60,
+          60 - i,
+          identifier,
+        );
       }
       expectLimited(await from(ip, 'post', '/v1/probe-marketingconversations/c1/messages'), 60, identifier);
       expectCounted(
@@ -177,7 +184,8 @@ describe('request rate limit (memory storage, one instance)', () => {
     it('is never limited and never counted; its headers show the group’s counter, untouched', async () => {
       const ip = freshIp();
       const identifier = `${ip}|GET|products|-`;
-      for (let i = 0; i < 70; i++) expectCounted(await from(ip, 'get', '/v1/probe-products/webhook'), 200, 30, 30, identifier);
+      for (let i = 0; i < 70; i++)
+        expectCounted(await from(ip, 'get', '/v1/probe-products/webhook'), 200, 30, 30, identifier);
       expectCounted(await from(ip, 'get', '/v1/probe-products'), 200, 30, 29, identifier);
 
       for (let i = 0; i < 29; i++) await from(ip, 'get', '/v1/probe-products').expect(200);
@@ -208,7 +216,11 @@ describe('request rate limit (memory storage, one instance)', () => {
           `${ip}|GET|orders|${tokenHash(first.jwt)}`,
         );
       }
-      expectLimited(await from(ip, 'get', '/v1/probe-orders/mine', first.jwt), 30, `${ip}|GET|orders|${tokenHash(first.jwt)}`);
+      expectLimited(
+        await from(ip, 'get', '/v1/probe-orders/mine', first.jwt),
+        30,
+        `${ip}|GET|orders|${tokenHash(first.jwt)}`,
+      );
       for (const session of [second, other]) {
         expectCounted(
           await from(ip, 'get', '/v1/probe-orders/mine', session.jwt),
@@ -361,8 +373,7 @@ describe('request rate limit (memory storage, one instance)', () => {
 
     it('a body refused before the handler shows the counter it would have used, with the controller’s own limit', async () => {
       const ip = freshIp();
-      const malformed = (path: string) =>
-        from(ip, 'post', path).set('content-type', 'application/json').send('{"n": ');
+      const malformed = (path: string) => from(ip, 'post', path).set('content-type', 'application/json').send('{"n": ');
       await from(ip, 'post', '/v1/probe-files').expect(201);
       for (let i = 0; i < 2; i++) {
         expectCounted(await malformed('/v1/probe-files/addimagefromurl'), 400, 30, 29, `${ip}|POST|files|-`);
@@ -384,7 +395,13 @@ describe('request rate limit (memory storage, one instance)', () => {
       const identifier = `${ip}|POST|users|${tokenHash(session.jwt)}`;
       // Validation runs after the limiter: these count, and create nothing either.
       for (let i = 1; i <= 15; i++) {
-        expectCounted(await from(ip, 'post', '/v1/users', session.jwt).send({ email: 'nope' }), 400, 15, 15 - i, identifier);
+        expectCounted(
+          await from(ip, 'post', '/v1/users', session.jwt).send({ email: 'nope' }),
+          400,
+          15,
+          15 - i,
+          identifier,
+        );
       }
       const email = `limited-${randomBytes(4).toString('hex')}@example.test`;
       const body = { email, password: 'long-enough-password', name: 'Limited', permissions: ['products:read'] };
@@ -403,7 +420,11 @@ describe('request rate limit (memory storage, one instance)', () => {
       const ip = freshIp();
       const identifier = `${ip}|POST|users|-`;
       const attempt = (password: string) =>
-        from(ip, 'post', '/v1/users/authenticatefinish').send({ email: account.email, password, company_id: company.id });
+        from(ip, 'post', '/v1/users/authenticatefinish').send({
+          email: account.email,
+          password,
+          company_id: company.id,
+        });
 
       // 9 failed logins: one short of the lockout.
       for (let i = 1; i <= 9; i++) expectCounted(await attempt('wrong-password'), 401, 15, 15 - i, identifier);
@@ -445,17 +466,20 @@ describe('request rate limit (memory storage, one instance)', () => {
   });
 
   describe('outside /v1: /health, /metrics and /docs', () => {
-    it.each(['/health', '/metrics', '/docs', '/docs/openapi.json'])('%s is never limited and has no headers', async (path) => {
-      for (let i = 0; i < 40; i++) {
-        const res = await t.http().get(path);
-        expect({ status: res.status, ...headersOf(res) }).toEqual({
-          status: 200,
-          limit: undefined,
-          remaining: undefined,
-          identifier: undefined,
-        });
-      }
-    });
+    it.each(['/health', '/metrics', '/docs', '/docs/openapi.json'])(
+      '%s is never limited and has no headers',
+      async (path) => {
+        for (let i = 0; i < 40; i++) {
+          const res = await t.http().get(path);
+          expect({ status: res.status, ...headersOf(res) }).toEqual({
+            status: 200,
+            limit: undefined,
+            remaining: undefined,
+            identifier: undefined,
+          });
+        }
+      },
+    );
   });
 });
 
@@ -473,7 +497,11 @@ describe('client IP: TRUST_PROXY unset', () => {
       expectCounted(res, 204, 3, 3 - i, identifier);
     }
     expectLimited(await t.http().delete('/v1/probe-products/1').set('x-forwarded-for', freshIp()), 3, identifier);
-    expectLimited(await t.http().delete('/v1/probe-products/1').set('x-forwarded-for', `${freshIp()}, ${freshIp()}`), 3, identifier);
+    expectLimited(
+      await t.http().delete('/v1/probe-products/1').set('x-forwarded-for', `${freshIp()}, ${freshIp()}`),
+      3,
+      identifier,
+    );
     expectLimited(await t.http().delete('/v1/probe-products/1'), 3, identifier);
   });
 });

@@ -2,6 +2,8 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  CLEAN_EXIT,
+  exitStatus,
   killChildren,
   logRecords,
   requireBuild,
@@ -66,6 +68,15 @@ describe('the compiled service on its embedded default (npm start)', () => {
       expect(password).toMatch(/^\S{12,}$/);
       expect(JSON.stringify(logRecords(stdout))).not.toContain(password);
       expect(logRecords(stdout).find((record) => record.msg === 'listening')).toMatchObject({ database: 'embedded' });
+    });
+
+    it('prints the demo password within the first screenful: no per-module or per-route lines at info', () => {
+      const lines = service.child.stdout.split('\n');
+      const passwordLine = lines.findIndex((line) => /^\s+password:/.test(line));
+      expect(passwordLine).toBeGreaterThan(0);
+      expect(passwordLine).toBeLessThan(15);
+      const contexts = logRecords(service.child.stdout).map((record) => record.context);
+      for (const noisy of ['InstanceLoader', 'RoutesResolver', 'RouterExplorer']) expect(contexts).not.toContain(noisy);
     });
 
     it('is healthy and serves the API documentation', async () => {
@@ -134,7 +145,7 @@ describe('the compiled service on its embedded default (npm start)', () => {
       service = await startService(env);
       expect((await get(`${service.url}/health`)).status).toBe(200);
       expect(service.child.stdout).not.toContain(BANNER);
-      expect((await service.stop('SIGTERM', 5000)).code).toBe(0);
+      expect(exitStatus(await service.stop('SIGTERM', 5000))).toEqual(CLEAN_EXIT);
     });
 
     it("takes over a lock naming its own pid (a restarted container often gets the dead process's pid)", async () => {
@@ -146,8 +157,29 @@ describe('the compiled service on its embedded default (npm start)', () => {
       );
       service = await serviceStarted(child);
       expect((await get(`${service.url}/health`)).status).toBe(200);
-      expect((await service.stop('SIGTERM', 5000)).code).toBe(0);
+      expect(exitStatus(await service.stop('SIGTERM', 5000))).toEqual(CLEAN_EXIT);
     });
+  });
+
+  describe('NODE_ENV=production on an empty embedded database', () => {
+    let prodDir: string;
+    afterAll(() => prodDir && rmSync(prodDir, { recursive: true, force: true }));
+
+    it('creates no demo data unless SEED_DEMO=true', async () => {
+      prodDir = mkdtempSync(join(tmpdir(), 'staff-auth-prod-'));
+      const prodEnv = { ...env, DATA_DIR: prodDir, NODE_ENV: 'production', JWT_SECRET: 'p'.repeat(40) };
+      const production = await startService(prodEnv);
+      expect(production.child.stdout).not.toContain(BANNER);
+      // A stop right after a first start also flushes the new database; on a busy CI machine that can pass 5 s.
+      // Stopping quickly is the business of the SIGTERM test above; this one is about the demo data.
+      expect(exitStatus(await production.stop('SIGTERM', 15_000))).toEqual(CLEAN_EXIT);
+      const owner = await runCli(['membership:remove', '--email', 'owner@demo.example', '--company', '1'], prodEnv);
+      expect(owner.stderr).toMatch(/no employee has the e-mail owner@demo\.example/);
+
+      const seeded = await startService({ ...prodEnv, SEED_DEMO: 'true' });
+      expect(occurrences(seeded.child.stdout, BANNER)).toBe(1);
+      expect(exitStatus(await seeded.stop('SIGTERM', 15_000))).toEqual(CLEAN_EXIT);
+    }, 150_000);
   });
 
   describe('a bad setting stops the start with exit code 1 and one line naming the key', () => {

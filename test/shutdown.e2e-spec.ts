@@ -1,9 +1,13 @@
 import { Agent, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
+import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
+import { beginShutdown } from '../src/bootstrap/edge-errors';
 import { ProbeModule } from './support/probe.module';
+import { CHILD_TEST_ENV, killChildren, requireBuild, startService } from './support/processes';
 import { startTestApp, type TestApp } from './support/test-app';
 
-jest.setTimeout(30_000);
+// Generous: the compiled service's start and the embedded database are slow on a loaded machine.
+jest.setTimeout(90_000);
 
 interface Answer {
   status: number;
@@ -66,7 +70,7 @@ describe('graceful shutdown (app.close() while a request is in flight)', () => {
     // Nest runs its destroy hooks before it closes the server; once the listener is gone, and while the slow
     // request is still running, a new connection is refused.
     const server = t.app.getHttpServer();
-    for (const deadline = Date.now() + 2000; server.listening && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 2000; server.listening && Date.now() < deadline;) {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     expect(server.listening).toBe(false);
@@ -77,5 +81,106 @@ describe('graceful shutdown (app.close() while a request is in flight)', () => {
     await closing;
 
     await expect(httpGet(port, '/health').answer).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+  });
+});
+
+describe('graceful shutdown: requests arriving after the close began answer 503 in shape', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ extraModules: [ProbeModule] });
+    await t.app.listen(0, '127.0.0.1');
+  });
+
+  afterAll(async () => {
+    await t?.database.drop();
+  });
+
+  it('finishes the request in flight, then answers the next one on that connection 503 error_service_unavailable', async () => {
+    const port = (t.app.getHttpServer().address() as AddressInfo).port;
+    const socket = connect({ port, host: '127.0.0.1' });
+    let received = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
+    const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.write('GET /v1/probe/slow?ms=400 HTTP/1.1\r\nHost: x\r\n\r\n');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+
+    // As main.ts does on SIGTERM.
+    beginShutdown(t.app);
+    const closing = t.app.close();
+    // The connection is busy, so the close does not drop it; a request sent on it now arrives during the close.
+    socket.write('GET /v1/probe/slow?ms=0 HTTP/1.1\r\nHost: x\r\n\r\n');
+    await ended;
+    await closing;
+
+    const answers = received.split(/(?=HTTP\/1\.1 )/);
+    expect(answers).toHaveLength(2);
+    expect(answers[0]).toMatch(/^HTTP\/1\.1 200 /);
+    expect(answers[0]).toContain('{"waited":400}');
+    expect(answers[1]).toMatch(/^HTTP\/1\.1 503 /);
+    expect(answers[1].toLowerCase()).toContain('connection: close');
+    expect(JSON.parse(answers[1].slice(answers[1].indexOf('\r\n\r\n') + 4))).toEqual({
+      error: ['error_service_unavailable'],
+      message: expect.any(String),
+    });
+  });
+});
+
+describe('SIGTERM to the compiled service (npm start)', () => {
+  let database: ProvisionedDatabase;
+
+  beforeAll(async () => {
+    requireBuild();
+    database = await provisionDatabase();
+  });
+
+  afterAll(async () => {
+    await killChildren();
+    await database?.drop();
+  });
+
+  it('finishes the request in flight, answers the next one 503 in shape, and exits 0', async () => {
+    const service = await startService({
+      ...CHILD_TEST_ENV,
+      ...database.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      JWT_SECRET: 'test-secret-that-is-at-least-32-bytes-long!',
+    });
+    const { port } = new URL(service.url);
+    const socket = connect({ port: Number(port), host: '127.0.0.1' });
+    let received = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
+    const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    // In flight: the headers have arrived, half of the body has not.
+    const body = JSON.stringify({ email: 'nobody@example.test', password: 'wrong password' });
+    socket.write(
+      `POST /v1/users/authenticateinit HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    service.child.process.kill('SIGTERM');
+    for (
+      const deadline = Date.now() + 10_000;
+      !service.child.stdout.includes('shutting down') && Date.now() < deadline;
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    socket.write(`${body.slice(10)}GET /v1/users/me HTTP/1.1\r\nHost: x\r\n\r\n`);
+    await ended;
+    const exited = await service.child.exit(10_000);
+
+    const answers = received.split(/(?=HTTP\/1\.1 )/);
+    expect(answers.map((answer) => answer.slice(0, 12))).toEqual(['HTTP/1.1 401', 'HTTP/1.1 503']);
+    expect(JSON.parse(answers[0].slice(answers[0].indexOf('\r\n\r\n') + 4))).toEqual({
+      error: ['error_invalid_credentials'],
+      message: expect.any(String),
+    });
+    expect(JSON.parse(answers[1].slice(answers[1].indexOf('\r\n\r\n') + 4))).toEqual({
+      error: ['error_service_unavailable'],
+      message: expect.any(String),
+    });
+    expect(exited.code).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
-import { ManualClock } from '../src/common/clock/manual-clock';
-import type { Grant } from '../src/membership/permission';
+import { ManualClock } from './support/manual-clock';
+import type { Grant } from '../src/permissions/permission';
 import { type Account, createAccount, createCompanies, login } from './support/fixtures';
 import { startTestApp, type TestApp } from './support/test-app';
 import { expectError } from './support/expectations';
@@ -37,7 +37,12 @@ describe('changing an employee’s permissions', () => {
     it('replaces the set and answers the employee as GET /v1/users lists it', async () => {
       const target = await member(['products:read']);
       const res = await put(ownerJwt, target.id, ['users:read', 'orders:write']).expect(200);
-      expect(res.body).toEqual({ id: target.id, email: target.email, name: expect.any(String), permissions: ['orders:write', 'users:read'] });
+      expect(res.body).toEqual({
+        id: target.id,
+        email: target.email,
+        name: expect.any(String),
+        permissions: ['orders:write', 'users:read'],
+      });
       const listed = (await t.http().get('/v1/users').set('authorization', ownerJwt).expect(200)).body.data;
       expect(listed).toContainEqual(res.body);
 
@@ -71,7 +76,9 @@ describe('changing an employee’s permissions', () => {
 
       await put(ownerJwt, target.id, ['products:read']).expect(200);
       expectError(await list(), 403, 'error_permission_denied');
-      expect((await t.http().get('/v1/users/me').set('authorization', jwt).expect(200)).body.permissions).toEqual(['products:read']);
+      expect((await t.http().get('/v1/users/me').set('authorization', jwt).expect(200)).body.permissions).toEqual([
+        'products:read',
+      ]);
 
       await put(ownerJwt, target.id, ['products:read', 'users:read']).expect(200);
       await list().expect(200);
@@ -81,7 +88,12 @@ describe('changing an employee’s permissions', () => {
       const target = await member(['apikeys:manage', 'users:read']);
       const jwt = (await login(t, target, alpha.id)).jwt;
       const key = (
-        await t.http().post('/v1/apikeys').set('authorization', jwt).send({ name: 'sync', permissions: ['users:read'] }).expect(201)
+        await t
+          .http()
+          .post('/v1/apikeys')
+          .set('authorization', jwt)
+          .send({ name: 'sync', permissions: ['users:read'] })
+          .expect(201)
       ).body.api_key as string;
       await t.http().get('/v1/users').set('authorization', key).expect(200);
       await t.http().get('/v1/users').set('authorization', key).expect(200);
@@ -122,7 +134,11 @@ describe('changing an employee’s permissions', () => {
     });
 
     it('granting itself more than it holds', async () => {
-      expectError(await put(managerJwt, manager.id, ['users:read', 'users:write', 'orders:write']), 403, 'error_permission_denied');
+      expectError(
+        await put(managerJwt, manager.id, ['users:read', 'users:write', 'orders:write']),
+        403,
+        'error_permission_denied',
+      );
       expect(await permissionsOf(manager.id)).toEqual(['orders:read', 'products:read', 'users:read', 'users:write']);
     });
 
@@ -141,7 +157,12 @@ describe('changing an employee’s permissions', () => {
       const holder = await member(['apikeys:manage', 'users:read', 'users:write', 'orders:read']);
       const jwt = (await login(t, holder, alpha.id)).jwt;
       const key = (
-        await t.http().post('/v1/apikeys').set('authorization', jwt).send({ name: 'k', permissions: ['users:write'] }).expect(201)
+        await t
+          .http()
+          .post('/v1/apikeys')
+          .set('authorization', jwt)
+          .send({ name: 'k', permissions: ['users:write'] })
+          .expect(201)
       ).body.api_key as string;
       const target = await member([]);
       expectError(await put(key, target.id, ['orders:read']), 403, 'error_permission_denied');
@@ -200,7 +221,11 @@ describe('changing an employee’s permissions', () => {
         .put(`/v1/users/${target.id}/permissions`)
         .set('authorization', ownerJwt)
         .send({ permissions: [], company_id: beta.id });
-      expect({ status: res.status, error: res.body.error, fields: res.body.details.map((d: { field: string }) => d.field) }).toEqual({
+      expect({
+        status: res.status,
+        error: res.body.error,
+        fields: res.body.details.map((d: { field: string }) => d.field),
+      }).toEqual({
         status: 400,
         error: ['error_validation'],
         fields: ['company_id'],
@@ -209,7 +234,11 @@ describe('changing an employee’s permissions', () => {
 
     it('401 without a credential; 403 without users:write', async () => {
       const target = await member([]);
-      expectError(await t.http().put(`/v1/users/${target.id}/permissions`).send({ permissions: [] }), 401, 'error_jwt_is_required');
+      expectError(
+        await t.http().put(`/v1/users/${target.id}/permissions`).send({ permissions: [] }),
+        401,
+        'error_jwt_is_required',
+      );
       const readerJwt = (await login(t, await member(['users:read']), alpha.id)).jwt;
       expectError(await put(readerJwt, target.id, []), 403, 'error_permission_denied');
     });

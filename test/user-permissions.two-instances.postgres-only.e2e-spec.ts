@@ -35,10 +35,20 @@ describe.each([
     const target: Account = await createAccount(a, [company.id], ['users:read', 'apikeys:manage']);
     const jwt = (await login(a, target, company.id)).jwt;
     const key = (
-      await a.http().post('/v1/apikeys').set('authorization', jwt).send({ name: 'k', permissions: ['users:read'] }).expect(201)
+      await a
+        .http()
+        .post('/v1/apikeys')
+        .set('authorization', jwt)
+        .send({ name: 'k', permissions: ['users:read'] })
+        .expect(201)
     ).body.api_key as string;
     const setPermissions = (permissions: string[]) =>
-      a.http().put(`/v1/users/${target.id}/permissions`).set('authorization', ownerJwt).send({ permissions }).expect(200);
+      a
+        .http()
+        .put(`/v1/users/${target.id}/permissions`)
+        .set('authorization', ownerJwt)
+        .send({ permissions })
+        .expect(200);
 
     for (let round = 0; round < 10; round++) {
       for (const credential of [jwt, key]) {

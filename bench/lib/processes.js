@@ -20,7 +20,10 @@ function freePort() {
 /** Starts the service on a free port and resolves once /health answers 200. */
 async function startService(env, { label, timeoutMs = 60_000 } = {}) {
   const port = await freePort();
-  const child = spawn(process.execPath, ['dist/src/main.js'], { env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['dist/src/main.js'], {
+    env: { ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.add(child);
   let output = '';
   child.stdout.on('data', (chunk) => (output = (output + chunk).slice(-4000)));

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { Grant } from '../membership/permission';
+import type { Grant } from '../permissions/permission';
 
 /** A long-lived `key:secret` credential of one employee in one company, with at most the owner's permissions. */
 @Entity({ name: 'api_key' })

@@ -1,12 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, IsNull } from 'typeorm';
-import { sha256Hex } from '../auth/credentials/credential.service';
+import { sha256Hex } from '../auth/credentials/sha256';
 import type { Principal } from '../auth/credentials/principal';
 import { RevocationBus } from '../auth/credentials/revocation-bus';
 import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
-import { grantableBy } from '../membership/grantable';
+import { grantableBy } from '../permissions/grantable';
 import { ApiKey } from './api-key.entity';
 import type { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
 
@@ -21,7 +21,11 @@ export class ApiKeysService {
 
   /** The secret is returned here once and stored only as its SHA-256. */
   async create(principal: Principal, input: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
-    const permissions = grantableBy(principal, input.permissions, 'An API key can hold only permissions its owner holds.');
+    const permissions = grantableBy(
+      principal,
+      input.permissions,
+      'An API key can hold only permissions its owner holds.',
+    );
     const keyId = `ak_${randomBytes(12).toString('base64url')}`;
     const secret = randomBytes(32).toString('base64url');
     const key = this.dataSource.getRepository(ApiKey).create({

@@ -1,10 +1,8 @@
-import { applyDecorators, createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiForbiddenResponse, ApiSecurity, ApiUnauthorizedResponse } from '@nestjs/swagger';
-import { ErrorBodySchema } from '../common/errors/error-body.schema';
-import type { Permission } from '../membership/permission';
+import { applyDecorators, createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ApiSecurity } from '@nestjs/swagger';
+import type { Permission } from '../permissions/permission';
 import type { Principal } from './credentials/principal';
-
-export const AUTH_RULE = 'auth:rule';
 
 export type AuthRule =
   | { public: true }
@@ -16,39 +14,25 @@ export type AuthRule =
       jwtOnly?: boolean;
     };
 
+/**
+ * The typed metadata behind {@link Public} and {@link Auth}; the guard reads it with
+ * `reflector.getAllAndOverride(AuthRuleMetadata, [handler, controller])`. Use the two wrappers on routes.
+ */
+export const AuthRuleMetadata = Reflector.createDecorator<AuthRule>();
+
 /** No credential needed (login, refresh, health). */
-export const Public = () => SetMetadata(AUTH_RULE, { public: true } satisfies AuthRule);
+export const Public = () => AuthRuleMetadata({ public: true });
 
 /**
- * The route needs a credential — and `permission`, when given — and documents that in OpenAPI (the raw
- * `Authorization` header, and the 400/401/403 answers), so the rule and its documentation cannot drift apart.
+ * The route needs a credential — and `permission`, when given. The OpenAPI document derives the answers this
+ * implies (400/401/403) from the same rule (src/bootstrap/openapi-responses.ts), so they cannot drift apart.
  */
 export function Auth(options: { permission?: Permission; jwtOnly?: boolean } = {}) {
   const rule: AuthRule = { public: false, ...options };
-  const needs = [
-    options.jwtOnly ? 'a login token (JWT), not an API key' : 'a JWT or an API key',
-    options.permission ? `with the permission \`${options.permission}\`` : '',
-  ]
-    .filter(Boolean)
-    .join(' ');
-  return applyDecorators(
-    SetMetadata(AUTH_RULE, rule),
-    ApiSecurity('Authorization'),
-    ApiUnauthorizedResponse({
-      description:
-        'error_jwt_is_required (no Authorization header), error_jwt_hash_not_found (unknown, malformed or ' +
-        'Bearer-prefixed credential), error_jwt_query_not_allowed (credential in __jwtAuthorization)',
-      type: ErrorBodySchema,
-    }),
-    ApiBadRequestResponse({
-      description: 'error_jwt_blacklisted (logged out, switched company, revoked), error_jwt_expired, error_validation',
-      type: ErrorBodySchema,
-    }),
-    ApiForbiddenResponse({ description: `error_permission_denied: the route needs ${needs}`, type: ErrorBodySchema }),
-  );
+  return applyDecorators(AuthRuleMetadata(rule), ApiSecurity('Authorization'));
 }
 
 /** The verified principal of the request (set by the auth guard). */
 export const CurrentPrincipal = createParamDecorator((_data: unknown, context: ExecutionContext): Principal => {
-  return context.switchToHttp().getRequest<{ principal: Principal }>().principal;
+  return context.getArgByIndex<{ principal: Principal }>(0).principal;
 });

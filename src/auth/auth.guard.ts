@@ -3,8 +3,8 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-codes';
-import { grants } from '../membership/permission';
-import { AUTH_RULE, type AuthRule } from './auth.decorator';
+import { grants } from '../permissions/permission';
+import { type AuthRule, AuthRuleMetadata } from './auth.decorator';
 import { CredentialService } from './credentials/credential.service';
 import type { CredentialVerdict, Principal } from './credentials/principal';
 
@@ -32,8 +32,7 @@ const REFUSALS: Record<Exclude<CredentialVerdict['status'], 'valid'>, () => ApiE
   expired: () => new ApiError(ErrorCode.JwtExpired, HttpStatus.BAD_REQUEST, 'The token has expired; refresh it.'),
 };
 
-const permissionDenied = (message: string) =>
-  new ApiError(ErrorCode.PermissionDenied, HttpStatus.FORBIDDEN, message);
+const permissionDenied = (message: string) => new ApiError(ErrorCode.PermissionDenied, HttpStatus.FORBIDDEN, message);
 
 /**
  * The one guard for every route: it reads the route's {@link AuthRule} and refuses what contract.md says to
@@ -46,18 +45,29 @@ export class AuthGuard implements CanActivate {
     private readonly credentials: CredentialService,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (context.getType() !== 'http') return true;
     const rule = this.ruleOf(context.getHandler(), context.getClass());
-    const request = context.switchToHttp().getRequest<FastifyRequest & { principal?: Principal }>();
+    // The request is argument 0; switchToHttp() would allocate three closures on every call.
+    const request = context.getArgByIndex<FastifyRequest & { principal?: Principal }>(0);
     if (!rule) throw permissionDenied('This route declares no access rule.');
     // The query-string credential is refused everywhere, public routes included, so it never slips by.
     if (rule.public) {
       if (CredentialService.hasQueryCredential(request)) throw REFUSALS.query_not_allowed();
       return true;
     }
+    // A credential already known is judged without a promise; only a first sight waits for its look-up.
+    const verdict = this.credentials.resolve(request);
+    return verdict instanceof Promise
+      ? verdict.then((v) => this.admit(rule, request, v))
+      : this.admit(rule, request, verdict);
+  }
 
-    const verdict = await this.credentials.resolve(request);
+  private admit(
+    rule: AuthRule & { public: false },
+    request: FastifyRequest & { principal?: Principal },
+    verdict: CredentialVerdict,
+  ): boolean {
     if (verdict.status !== 'valid') throw REFUSALS[verdict.status]();
     const { principal } = verdict;
     if (rule.jwtOnly && principal.kind !== 'jwt') {
@@ -76,7 +86,7 @@ export class AuthGuard implements CanActivate {
   private ruleOf(handler: Function, controller: Function): AuthRule | undefined {
     let rule = this.rules.get(handler);
     if (rule === undefined) {
-      rule = this.reflector.getAllAndOverride<AuthRule | undefined>(AUTH_RULE, [handler, controller]) ?? null;
+      rule = this.reflector.getAllAndOverride(AuthRuleMetadata, [handler, controller]) ?? null;
       this.rules.set(handler, rule);
     }
     return rule ?? undefined;

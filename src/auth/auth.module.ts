@@ -3,30 +3,45 @@ import { JwtModule } from '@nestjs/jwt';
 import { AppConfig } from '../config/app-config';
 import { EmployeeModule } from '../employee/employee.module';
 import { MembershipModule } from '../membership/membership.module';
+import { RateLimitCredentials } from '../rate-limit/rate-limit-credentials';
 import { AuthController } from './auth.controller';
 import { AuthGuard } from './auth.guard';
 import { CredentialService } from './credentials/credential.service';
 import { RevocationBus } from './credentials/revocation-bus';
 import { UsageRecorder } from './credentials/usage-recorder';
 import { LoginService } from './login.service';
-import { SessionService } from './sessions/session.service';
+import { ApiKeyStrategy } from './strategies/api-key.strategy';
+import { CREDENTIAL_STRATEGIES } from './strategies/credential-strategy';
+import { JwtStrategy } from './strategies/jwt.strategy';
 import { JwtKeyRing } from './tokens/jwt-key-ring';
 import { TokenIssuer } from './tokens/token-issuer.service';
 
-/** Staff login tokens: login, refresh, company switch, sessions, and the guard every route goes through. */
+/**
+ * Staff credentials: the two-step login, token issuing, the credential strategies (JWT, API key) behind
+ * CredentialService, and the guard every route goes through. Sessions and the company switch build on it.
+ */
 @Module({
   imports: [JwtModule.register({}), EmployeeModule, MembershipModule],
   controllers: [AuthController],
   providers: [
     { provide: JwtKeyRing, inject: [AppConfig], useFactory: (config: AppConfig) => JwtKeyRing.fromConfig(config) },
+    ApiKeyStrategy,
+    JwtStrategy,
+    {
+      // Asked in this order; a new credential kind is one more class here.
+      provide: CREDENTIAL_STRATEGIES,
+      inject: [ApiKeyStrategy, JwtStrategy],
+      useFactory: (apiKey: ApiKeyStrategy, jwt: JwtStrategy) => [apiKey, jwt],
+    },
     CredentialService,
+    // The rate limiter's port onto credentials: what it may know, and nothing else.
+    { provide: RateLimitCredentials, useExisting: CredentialService },
     UsageRecorder,
     RevocationBus,
     TokenIssuer,
     LoginService,
-    SessionService,
     AuthGuard,
   ],
-  exports: [AuthGuard, CredentialService, SessionService, RevocationBus],
+  exports: [AuthGuard, CredentialService, RateLimitCredentials, RevocationBus, TokenIssuer],
 })
 export class AuthModule {}

@@ -1,6 +1,6 @@
 import type { Company } from '../company/company.entity';
 import type { Employee } from '../employee/employee.entity';
-import type { LoginSession } from './sessions/login-session.entity';
+import type { LoginSession } from '../sessions/login-session.entity';
 import type { IssuedPair } from './tokens/token-issuer.service';
 import { toVietnamIso } from './tokens/token-lifetime';
 
@@ -14,7 +14,12 @@ export interface LoginResult {
   employee: { id: number; email: string; name: string };
 }
 
-export function toLoginResult(pair: IssuedPair, session: LoginSession, company: Company, employee: Employee): LoginResult {
+export function toLoginResult(
+  pair: IssuedPair,
+  session: LoginSession,
+  company: Company,
+  employee: Employee,
+): LoginResult {
   return {
     jwt: pair.jwt,
     refresh_token: pair.refreshToken,

@@ -9,10 +9,11 @@ import type { Employee } from '../employee/employee.entity';
 import { EmployeeService } from '../employee/employee.service';
 import { PasswordHasher } from '../employee/password-hasher';
 import { MembershipService } from '../membership/membership.service';
+import { appMetrics } from '../metrics/app-metrics';
 import { RATE_LIMIT_STORAGE, type RateLimitStorage } from '../rate-limit/storage/rate-limit-storage';
-import { sha256Hex } from './credentials/credential.service';
+import { sha256Hex } from './credentials/sha256';
 import { type LoginResult, toLoginResult } from './login-result';
-import { LoginSession } from './sessions/login-session.entity';
+import { LoginSession } from '../sessions/login-session.entity';
 import { TokenIssuer } from './tokens/token-issuer.service';
 
 /** contract.md: 10 failures for one e-mail within 15 minutes lock that e-mail until the 15 minutes pass. */
@@ -47,6 +48,7 @@ export class LoginService {
     const employee = await this.checkCredentials(email, password);
     const membership = await this.memberships.find(employee.id, companyId);
     if (!membership) {
+      appMetrics.login('not_member');
       throw new ApiError(
         ErrorCode.CompanyNotMember,
         HttpStatus.FORBIDDEN,
@@ -54,7 +56,7 @@ export class LoginService {
       );
     }
     const now = this.clock.now();
-    return this.dataSource.transaction(async (manager) => {
+    const result = await this.dataSource.transaction(async (manager) => {
       const company = await manager.findOneByOrFail(Company, { id: companyId });
       const session = manager.create(LoginSession, {
         id: randomUUID(),
@@ -71,6 +73,8 @@ export class LoginService {
       const pair = await this.issuer.issue(manager, session, companyId, now);
       return toLoginResult(pair, session, company, employee);
     });
+    appMetrics.login('success');
+    return result;
   }
 
   /**
@@ -80,7 +84,9 @@ export class LoginService {
   private async checkCredentials(email: string, password: string): Promise<Employee> {
     const lockKey = `login-failures:${sha256Hex(email.trim().toLowerCase())}`;
     const failures = await this.counters.peek(lockKey, FAILED_LOGIN_WINDOW_MS, FAILED_LOGIN_LIMIT);
-    if (failures.totalHits >= FAILED_LOGIN_LIMIT) {
+    // While Redis is away the storage counts this instance's share of the limit only (record.limit).
+    if (failures.totalHits >= (failures.limit ?? FAILED_LOGIN_LIMIT)) {
+      appMetrics.login('locked');
       throw ApiError.accountRateLimited(
         failures.timeToExpire,
         'Too many failed logins for this e-mail; try again later.',
@@ -93,6 +99,7 @@ export class LoginService {
       : await this.hasher.verifyAgainstDummy(password);
     if (!employee || !valid) {
       await this.counters.increment(lockKey, FAILED_LOGIN_WINDOW_MS, FAILED_LOGIN_LIMIT, 0, 'login-failures');
+      appMetrics.login('invalid_credentials');
       throw new ApiError(ErrorCode.InvalidCredentials, HttpStatus.UNAUTHORIZED, 'The e-mail or password is wrong.');
     }
     await this.counters.reset(lockKey);

@@ -4,12 +4,16 @@ import { registerMultipart } from '../common/http/multipart';
 import type { AppLogger } from '../common/logging/logger';
 import { loggableUrl } from '../common/logging/logger';
 import { AppConfig } from '../config/app-config';
+import { recordHttpMetrics } from '../metrics/http-metrics';
+import { registerAdminPage } from './admin-page';
+import { registerCors } from './cors';
+import { installEdgeHooks } from './edge-errors';
 import { setUpOpenApi } from './openapi';
 
 /**
  * Everything about the HTTP surface that is not a module: versioned paths, accepted body types, the request
- * log and the OpenAPI document. The service, the tests and the benchmark all go through here, so they all
- * exercise the same stack.
+ * log, the administration page (/admin) and the OpenAPI document. The service, the tests and the benchmark all
+ * go through here, so they all exercise the same stack.
  */
 export function configureApp(app: NestFastifyApplication, logger: AppLogger): void {
   app.enableVersioning({ type: VersioningType.URI });
@@ -24,21 +28,28 @@ export function configureApp(app: NestFastifyApplication, logger: AppLogger): vo
     reply.header('x-request-id', request.id);
     done();
   });
-  fastify.addHook('onResponse', (request, reply, done) => {
-    if (!logger.isLevelEnabled('info')) return done();
-    logger.info(
-      {
-        reqId: request.id,
-        method: request.method,
-        url: loggableUrl(request.url),
-        status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime * 10) / 10,
-        ip: request.ip,
-      },
-      'request',
-    );
-    done();
-  });
+  recordHttpMetrics(fastify);
+  registerCors(fastify, app.get(AppConfig).corsOrigins);
+  installEdgeHooks(fastify);
+  // Only with the request log on: an onResponse hook makes Fastify attach and remove two listeners and read
+  // the clock twice on every response, which a production instance at LOG_LEVEL=warn would pay for nothing.
+  if (logger.isLevelEnabled('info')) {
+    fastify.addHook('onResponse', (request, reply, done) => {
+      logger.info(
+        {
+          reqId: request.id,
+          method: request.method,
+          url: loggableUrl(request.url),
+          status: reply.statusCode,
+          ms: Math.round(reply.elapsedTime * 10) / 10,
+          ip: request.ip,
+        },
+        'request',
+      );
+      done();
+    });
+  }
 
+  registerAdminPage(fastify);
   setUpOpenApi(app);
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { AppConfig } from '../config/app-config';
+import { clientErrorHandler, frameworkErrors } from './edge-errors';
 
 /** JSON bodies over this answer 413 `error_payload_too_large` (contract.md). */
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -23,7 +24,11 @@ export function createHttpAdapter(config: AppConfig): FastifyAdapter {
     requestIdHeader: false,
     // Closing idle keep-alive sockets lets a SIGTERM finish quickly while in-flight requests complete.
     forceCloseConnections: 'idle',
-    return503OnClosing: true,
+    // Answers decided before any route runs, in the contract's shape rather than Fastify's (edge-errors.ts);
+    // the 503 while shutting down comes from the edge hooks, which start refusing before Fastify closes.
+    clientErrorHandler,
+    frameworkErrors,
+    return503OnClosing: false,
   });
 }
 

@@ -1,88 +1,111 @@
+import { RequestMethod } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import type { INestApplication } from '@nestjs/common';
+import { MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { DECORATORS, DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { AuthRuleMetadata } from '../auth/auth.decorator';
+import { RateLimit } from '../rate-limit/rate-limit.decorator';
+import { completeDocument, type RouteRules } from './openapi-responses';
 
-const RATE_LIMIT_HEADERS = {
-  'X-Rate-Limit-Limit': {
-    description: 'Requests allowed in the 3-second window of this counter',
-    schema: { type: 'integer', example: 30 },
-  },
-  'X-Rate-Limit-Remaining': {
-    description: 'Requests still allowed in the current window',
-    schema: { type: 'integer', example: 29 },
-  },
-  'X-Rate-Limit-Identifier': {
-    description:
-      'The counter: `{ip}|{METHOD}|{controller}|{token hash}`; the hash is the first 16 hex characters of the ' +
-      'SHA-256 of the Authorization header, or `-` without a valid credential',
-    schema: { type: 'string', example: '203.0.113.7|GET|products|9f86d081884c7d65' },
-  },
+export const OPENAPI_JSON_PATH = '/docs/openapi.json';
+
+/** CRUD verbs that say nothing alone: `list` on ProductsController is `listProducts`, `get` is `getProduct`. */
+const GENERIC_VERBS: Record<string, string> = {
+  list: 'list',
+  create: 'create',
+  get: 'get',
+  replace: 'replace',
+  update: 'update',
+  remove: 'delete',
+  revoke: 'revoke',
+  upload: 'upload',
 };
-
-const RATE_LIMITED_RESPONSE = {
-  description:
-    'error_rate_limit_exceed: the limit of this counter for the 3-second window is reached. Wait for the ' +
-    'window (Retry-After seconds) and retry.',
-  headers: {
-    ...RATE_LIMIT_HEADERS,
-    'Retry-After': { description: 'Seconds until the window ends (at least 1)', schema: { type: 'integer' } },
-  },
-  content: {
-    'application/json': {
-      schema: { type: 'array', items: { type: 'string', enum: ['error_rate_limit_exceed'] } },
-      example: ['error_rate_limit_exceed'],
-    },
-  },
-};
-
-type Operation = { responses?: Record<string, { headers?: Record<string, unknown>; description?: string }> };
 
 /**
- * Adds what every `/v1` operation shares to the generated document: the rate-limit headers on each response
- * and the general 429. A per-account limit (company switch, failed logins) documents its own object-form 429,
- * which is kept, with the headers added.
+ * Readable operation ids, which generated clients turn into method names: the handler's own name
+ * (`authenticateFinish`, `listMessages`), with the controller's resource added to a bare CRUD verb
+ * (`listProducts`, `getProduct`, `deleteProduct`). `@ApiOperation({ operationId })` overrides it.
  */
-export function withRateLimitDocumentation(document: OpenAPIObject): OpenAPIObject {
-  for (const [path, item] of Object.entries(document.paths)) {
-    if (!path.startsWith('/v1/')) continue;
-    for (const operation of Object.values(item as Record<string, Operation>)) {
-      if (!operation || typeof operation !== 'object' || !operation.responses) continue;
-      for (const response of Object.values(operation.responses)) {
-        response.headers = { ...RATE_LIMIT_HEADERS, ...response.headers };
-      }
-      const own = operation.responses['429'];
-      operation.responses['429'] = own
-        ? {
-            ...own,
-            description: `${own.description ?? ''} Otherwise, the request rate limit: body ["error_rate_limit_exceed"].`,
-            headers: RATE_LIMITED_RESPONSE.headers,
-          }
-        : RATE_LIMITED_RESPONSE;
-    }
-  }
-  return document;
+export function operationIdOf(controllerKey: string, methodKey: string): string {
+  const verb = GENERIC_VERBS[methodKey];
+  if (!verb) return methodKey;
+  const plural = controllerKey.replace(/Controller$/, '');
+  return verb + (methodKey === 'list' ? plural : plural.replace(/s$/, ''));
 }
 
-export function setUpOpenApi(app: NestFastifyApplication): void {
+/** The id the generator gives an operation first: unique, so that it finds its route's rules. */
+const documentKeyOf = (controllerKey: string, methodKey: string) => `${controllerKey}.${methodKey}`;
+
+/**
+ * The rules every route declares (access rule, rate limit), keyed by operation id, read from the same metadata
+ * the guards read, so the document's error answers follow the routes' real rules.
+ */
+function collectRouteRules(app: INestApplication): Map<string, RouteRules> {
+  const reflector = new Reflector();
+  const scanner = new MetadataScanner();
+  const rules = new Map<string, RouteRules>();
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const wrapper of module.controllers.values()) {
+      const controller = wrapper.metatype as (new (...args: never[]) => unknown) | null;
+      if (!controller?.prototype) continue;
+      const prototype = controller.prototype as Record<string, Function>;
+      for (const methodKey of scanner.getAllMethodNames(prototype)) {
+        const handler = prototype[methodKey];
+        if (reflector.get<RequestMethod | undefined>(METHOD_METADATA, handler) === undefined) continue;
+        if (reflector.get<unknown>(PATH_METADATA, handler) === undefined) continue;
+        const declared = reflector.get<{ operationId?: string } | undefined>(DECORATORS.API_OPERATION, handler);
+        // As RateLimitPolicy reads it: the route's own rule wins over the controller's, key by key.
+        const skip = reflector.get(RateLimit, handler)?.skip ?? reflector.get(RateLimit, controller)?.skip;
+        rules.set(declared?.operationId ?? documentKeyOf(controller.name, methodKey), {
+          operationId: declared?.operationId ?? operationIdOf(controller.name, methodKey),
+          qualifiedOperationId: `${methodKey}${controller.name.replace(/Controller$/, '')}`,
+          auth: reflector.getAllAndOverride(AuthRuleMetadata, [handler, controller]),
+          rateLimited: skip !== true,
+        });
+      }
+    }
+  }
+  return rules;
+}
+
+/** The OpenAPI document of the application's routes, complete with every answer their rules imply. */
+export function createOpenApiDocument(app: INestApplication, options = { strict: false }): OpenAPIObject {
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
       .setTitle('Staff auth and rate limit API')
       .setDescription(
-        'Company-bound staff login tokens and per-client rate limits. Protected routes take the raw credential ' +
-          '(a JWT, or an API key `key:secret`) in the `Authorization` header, with no `Bearer` prefix; a ' +
-          'credential in the `__jwtAuthorization` query parameter is refused. Errors answer ' +
-          '`{"error": ["<code>"], "message": "..."}`.',
+        'Company-bound staff login tokens and per-client rate limits. Protected operations take the raw ' +
+          'credential (a JWT, or an API key `key:secret`) in the `Authorization` header, with no `Bearer` prefix; ' +
+          'a credential in the `__jwtAuthorization` query parameter is refused. Errors answer ' +
+          '`{"error": ["<code>"], "message": "..."}` (validation errors add `details`); the general rate limit ' +
+          'answers 429 `["error_rate_limit_exceed"]`. Every `/v1` response carries the `X-Rate-Limit-*` headers. ' +
+          'Unknown body fields and unknown query parameters are refused with 400 `error_validation`.',
       )
       .setVersion('1')
+      .addServer('/', 'The instance serving this document')
       .addApiKey(
-        { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The raw JWT or key:secret' },
+        { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The raw JWT or key:secret (no Bearer)' },
         'Authorization',
       )
       .build(),
+    { operationIdFactory: documentKeyOf },
   );
-  SwaggerModule.setup('docs', app, withRateLimitDocumentation(document), {
-    jsonDocumentUrl: 'docs/openapi.json',
+  // Not open source (package.json): a name without a URL.
+  document.info.license = { name: 'UNLICENSED' };
+  return completeDocument(document, collectRouteRules(app), options);
+}
+
+export function setUpOpenApi(app: NestFastifyApplication): void {
+  SwaggerModule.setup('docs', app, createOpenApiDocument(app), {
+    jsonDocumentUrl: OPENAPI_JSON_PATH.slice(1),
     yamlDocumentUrl: 'docs/openapi.yaml',
     customSiteTitle: 'Staff auth API',
+    swaggerOptions: {
+      // A reload keeps the token pasted into "Authorize" (in the browser's localStorage, as Swagger UI does).
+      persistAuthorization: true,
+      displayOperationId: true,
+    },
   });
 }

@@ -1,10 +1,10 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { CredentialService } from '../auth/credentials/credential.service';
-import { SessionService } from '../auth/sessions/session.service';
+import { SessionService } from '../sessions/session.service';
 import { CompanyService } from '../company/company.service';
 import { EmployeeService } from '../employee/employee.service';
-import { MembershipService } from '../membership/membership.service';
-import { parseGrants } from '../membership/permission';
+import { parseGrants } from '../permissions/permission';
+import { OperatorActionsService } from './operator-actions.service';
 
 /** Bad input the operator can fix; printed as one line, exit code 2. */
 export class UsageError extends Error {
@@ -16,8 +16,15 @@ export interface FlagSpec {
   optional?: string[];
 }
 
+/** `--password -`: the value is read from standard input, never taken from the command line. */
+export const FROM_STDIN = '-';
+
 export interface CliCommand {
+  /** One line for `--help`. */
+  summary: string;
   flags: FlagSpec;
+  /** Flags whose value is a secret read from standard input (always, or when given as `-`). */
+  stdin?: { flag: string; always: boolean };
   /** Checks the flags before the database is opened, so a typo is reported as a typo. */
   check?(flags: Record<string, string>): void;
   run(app: INestApplicationContext, flags: Record<string, string>): Promise<unknown>;
@@ -41,6 +48,7 @@ function grantsFlag(value: string) {
 /** The operator commands of contract.md; each prints one JSON object. */
 export const CLI_COMMANDS: Record<string, CliCommand> = {
   'company:create': {
+    summary: 'create a company',
     flags: { required: ['name'] },
     check(flags) {
       const name = flags.name.trim();
@@ -53,7 +61,9 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
     },
   },
   'employee:create': {
+    summary: 'create an employee; `--password -` reads the password from standard input (recommended)',
     flags: { required: ['email', 'password'], optional: ['name'] },
+    stdin: { flag: 'password', always: false },
     async run(app, flags) {
       const employee = await app
         .get(EmployeeService)
@@ -62,6 +72,7 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
     },
   },
   'membership:add': {
+    summary: 'put an employee in a company, or replace the permissions (LIST: comma-separated names, or *)',
     flags: { required: ['email', 'company', 'permissions'] },
     check(flags) {
       positiveInteger('company', flags.company);
@@ -70,15 +81,31 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
     async run(app, flags) {
       const companyId = positiveInteger('company', flags.company);
       const permissions = grantsFlag(flags.permissions);
-      const membership = await app.get(MembershipService).grant(flags.email, companyId, permissions);
-      return {
-        employee_id: membership.employeeId,
-        company_id: membership.companyId,
-        permissions: membership.permissions,
-      };
+      return app.get(OperatorActionsService).grant(flags.email, companyId, permissions);
+    },
+  },
+  'membership:remove': {
+    summary: 'take an employee out of a company; their sessions and API keys there are blacklisted',
+    flags: { required: ['email', 'company'] },
+    check(flags) {
+      positiveInteger('company', flags.company);
+    },
+    async run(app, flags) {
+      const companyId = positiveInteger('company', flags.company);
+      const removed = await app.get(OperatorActionsService).removeMembership(flags.email, companyId);
+      return { ...removed, removed: true };
+    },
+  },
+  'employee:set-password': {
+    summary: "set a new password, read from standard input; ends the employee's sessions",
+    flags: { required: ['email'], optional: [] },
+    stdin: { flag: 'password', always: true },
+    async run(app, flags) {
+      return app.get(OperatorActionsService).setPassword(flags.email, flags.password);
     },
   },
   'session:revoke': {
+    summary: 'end a login session; its tokens are blacklisted',
     flags: { required: ['id'] },
     check(flags) {
       if (!CredentialService.isUuid(flags.id.trim().toLowerCase())) {

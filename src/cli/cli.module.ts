@@ -7,6 +7,8 @@ import { CoreModule } from '../core.module';
 import { EmployeeModule } from '../employee/employee.module';
 import { MembershipModule } from '../membership/membership.module';
 import { RateLimitStorageModule } from '../rate-limit/rate-limit-storage.module';
+import { SessionsModule } from '../sessions/sessions.module';
+import { OperatorActionsService } from './operator-actions.service';
 
 @Module({})
 export class CliModule {
@@ -20,7 +22,9 @@ export class CliModule {
         MembershipModule,
         RateLimitStorageModule,
         AuthModule,
+        SessionsModule,
       ],
+      providers: [OperatorActionsService],
     };
   }
 }

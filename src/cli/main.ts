@@ -7,25 +7,48 @@ import { createLogger } from '../common/logging/logger';
 import { NestLogger } from '../common/logging/nest-logger';
 import { ConfigError, loadConfig } from '../config/app-config';
 import { loadEnvFile } from '../config/env-file';
-import { CLI_COMMANDS, UsageError } from './cli-commands';
+import { CLI_COMMANDS, type CliCommand, FROM_STDIN, UsageError } from './cli-commands';
+import { readSecret } from './read-secret';
 import { CliModule } from './cli.module';
 
-const USAGE = `usage: npm run cli -- <command> [--flag value]
-commands:
-${Object.entries(CLI_COMMANDS)
-  .map(([name, { flags }]) => {
-    const required = flags.required.map((flag) => `--${flag} ${flag.toUpperCase()}`);
-    const optional = (flags.optional ?? []).map((flag) => `[--${flag} ${flag.toUpperCase()}]`);
-    return `  ${[name, ...required, ...optional].join(' ')}`;
-  })
-  .join('\n')}`;
+function synopsis(name: string, command: CliCommand): string {
+  const required = command.flags.required.map((flag) =>
+    command.stdin?.flag === flag ? `--${flag} -` : `--${flag} ${flag.toUpperCase()}`,
+  );
+  const optional = (command.flags.optional ?? []).map((flag) => `[--${flag} ${flag.toUpperCase()}]`);
+  const stdin = command.stdin?.always ? ['< PASSWORD_ON_STDIN'] : [];
+  return [name, ...required, ...optional, ...stdin].join(' ');
+}
 
-function parseCommandLine(argv: string[]): { name: string; flags: Record<string, string> } {
+const USAGE = [
+  'usage: npm run cli -- <command> [--flag value]',
+  '',
+  'commands:',
+  ...Object.entries(CLI_COMMANDS).flatMap(([name, command]) => [
+    `  ${synopsis(name, command)}`,
+    `      ${command.summary}`,
+  ]),
+  '',
+  'Passwords are read from standard input (a pipe, or typed without echo), never from the command line.',
+  'Each command prints one JSON object as the last line of standard output. Bad input: a one-line message on',
+  'standard error, exit code 2, nothing changed. The database is the one DATABASE_URL (or DATA_DIR) names.',
+  '',
+].join('\n');
+
+type Parsed = { help: true } | { help?: false; name: string; flags: Record<string, string> };
+
+function parseCommandLine(argv: string[]): Parsed {
   const [name, ...rest] = argv;
-  if (!name || name === '--help' || name === 'help') throw new UsageError(USAGE.split('\n').join(' | '));
+  if (!name || name === '--help' || name === '-h' || name === 'help' || rest.includes('--help')) return { help: true };
   const command = CLI_COMMANDS[name];
   if (!command) throw new UsageError(`unknown command "${name}"; one of ${Object.keys(CLI_COMMANDS).join(', ')}`);
-  const known = [...command.flags.required, ...(command.flags.optional ?? [])];
+  // A flag read from standard input only is known here just to be refused with a reason: npm would echo it.
+  const fromStdinOnly = command.stdin?.always ? command.stdin.flag : undefined;
+  const known = [
+    ...command.flags.required,
+    ...(command.flags.optional ?? []),
+    ...(fromStdinOnly ? [fromStdinOnly] : []),
+  ];
   let values: Record<string, string | undefined>;
   try {
     ({ values } = parseArgs({
@@ -42,10 +65,22 @@ function parseCommandLine(argv: string[]): { name: string; flags: Record<string,
         : (error as Error).message.split('\n')[0];
     throw new UsageError(`${name}: ${reason}`);
   }
+  if (fromStdinOnly !== undefined && values[fromStdinOnly] !== undefined) {
+    throw new UsageError(`${name}: --${fromStdinOnly} is read from standard input, not the command line`);
+  }
   const missing = command.flags.required.filter((flag) => values[flag] === undefined);
   if (missing.length > 0) throw new UsageError(`${name}: missing ${missing.map((flag) => `--${flag}`).join(', ')}`);
   command.check?.(values as Record<string, string>);
   return { name, flags: values as Record<string, string> };
+}
+
+/** Fills in the secret flag from standard input when the command reads it there. */
+async function readSecretFlag(command: CliCommand, flags: Record<string, string>): Promise<void> {
+  const stdin = command.stdin;
+  if (!stdin || (!stdin.always && flags[stdin.flag] !== FROM_STDIN)) return;
+  const secret = await readSecret(`${stdin.flag}: `);
+  if (secret === '') throw new UsageError(`no --${stdin.flag} on standard input (pipe it in, or type it)`);
+  flags[stdin.flag] = secret;
 }
 
 /** A one-line reason, whatever was thrown. */
@@ -58,9 +93,14 @@ function describe(error: unknown): string {
 }
 
 async function main(): Promise<number> {
-  let parsed;
+  let parsed: Parsed;
   try {
     parsed = parseCommandLine(process.argv.slice(2));
+    if (parsed.help) {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    await readSecretFlag(CLI_COMMANDS[parsed.name], parsed.flags);
   } catch (error) {
     process.stderr.write(`error: ${describe(error)}\n`);
     return 2;

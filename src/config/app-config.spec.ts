@@ -97,6 +97,29 @@ describe('loadConfig', () => {
   });
 });
 
+describe('CORS_ORIGINS', () => {
+  it('is empty when unset, and keeps exact origins once each', () => {
+    expect(loadConfig({}).corsOrigins).toEqual([]);
+    expect(
+      loadConfig({ CORS_ORIGINS: 'https://app.example.com, http://localhost:5173,https://app.example.com' })
+        .corsOrigins,
+    ).toEqual(['https://app.example.com', 'http://localhost:5173']);
+  });
+
+  it.each([
+    'https://app.example.com/',
+    'https://app.example.com/path',
+    'app.example.com',
+    '*',
+    'ftp://x.io',
+    'https://x.io:443',
+  ])('refuses %s, which a browser never sends as an Origin', (value) => {
+    const error = errorOf({ CORS_ORIGINS: value });
+    expect(error.key).toBe('CORS_ORIGINS');
+    expect(error.message).toContain(value);
+  });
+});
+
 describe('.env.example', () => {
   it('lists every setting loadConfig reads', () => {
     const { readFileSync } = jest.requireActual<typeof import('node:fs')>('node:fs');

@@ -61,6 +61,8 @@ export class AppConfig {
    * loopback server of a test). Cloud metadata addresses stay refused whatever this says.
    */
   readonly filesFetchAllowlist!: string[];
+  /** Browser origins allowed to call the API (exact `scheme://host[:port]`); empty: no CORS headers at all. */
+  readonly corsOrigins!: string[];
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -191,6 +193,31 @@ function redisKeyPrefix(env: Env): string {
   return raw;
 }
 
+function corsOrigins(env: Env): string[] {
+  const entries = (read(env, 'CORS_ORIGINS') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of entries) {
+    let origin: string | undefined;
+    try {
+      const parsed = new URL(entry);
+      if (parsed.protocol === 'http:' || parsed.protocol === 'https:') origin = parsed.origin;
+    } catch {
+      origin = undefined;
+    }
+    // Browsers send the origin exactly so (no path, no trailing slash, default port omitted); anything else
+    // would never match and silently refuse every request.
+    if (origin !== entry) {
+      throw new ConfigError(
+        'CORS_ORIGINS',
+        `must be a comma-separated list of origins like https://app.example.com, got "${entry}"`,
+      );
+    }
+  }
+  return [...new Set(entries)];
+}
+
 function positiveNumber(env: Env, key: string, fallback: number): number {
   const raw = read(env, key);
   if (raw === undefined) return fallback;
@@ -259,5 +286,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
     filesMaxBytes: integer(env, 'FILES_MAX_BYTES', 10 * 1024 * 1024, 1, 1024 * 1024 * 1024),
     filesFetchTimeoutMs: integer(env, 'FILES_FETCH_TIMEOUT_MS', 5000, 100, 60_000),
     filesFetchAllowlist: filesFetchAllowlist(env),
+    corsOrigins: corsOrigins(env),
   } as AppConfig);
 }

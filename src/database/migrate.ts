@@ -1,15 +1,21 @@
 import 'reflect-metadata';
-import dataSource from '../../ormconfig';
+import { DataSource } from 'typeorm';
+import { loadConfig } from '../config/app-config';
+import { loadEnvFile } from '../config/env-file';
+import { buildDataSourceOptions } from './data-source-options';
 import { runPendingMigrations } from './migration-runner';
+
+loadEnvFile();
+// The app's options and logger, not ormconfig's: that one echoes TypeORM's migration messages for the TypeORM
+// CLI, and this command's standard output is one JSON line.
+const dataSource = new DataSource(buildDataSourceOptions(loadConfig()));
 
 /** `npm run migration:run`: applies pending migrations under the same advisory lock the service takes. */
 async function main(): Promise<void> {
   await dataSource.initialize();
   try {
     const applied = await runPendingMigrations(dataSource);
-    process.stdout.write(
-      `${JSON.stringify({ applied: applied.map((migration) => migration.name) })}\n`,
-    );
+    process.stdout.write(`${JSON.stringify({ applied: applied.map((migration) => migration.name) })}\n`);
   } finally {
     await dataSource.destroy();
   }

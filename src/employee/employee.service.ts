@@ -32,7 +32,10 @@ export class EmployeeService {
   async create(input: NewEmployee, manager?: EntityManager): Promise<Employee> {
     const repository = manager ? manager.getRepository(Employee) : this.employees;
     const email = normalizeEmail(input.email);
-    if (!isEmail(email)) throw ApiError.validation('email must be an e-mail address', [{ field: 'email', message: 'must be an e-mail address' }]);
+    if (!isEmail(email))
+      throw ApiError.validation('email must be an e-mail address', [
+        { field: 'email', message: 'must be an e-mail address' },
+      ]);
     if (input.password.length < PASSWORD_MIN_LENGTH || input.password.length > PASSWORD_MAX_LENGTH) {
       const message = `must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters long`;
       throw ApiError.validation(`password ${message}`, [{ field: 'password', message }]);

@@ -2,12 +2,11 @@ import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { AuthModule } from '../auth/auth.module';
 import { HealthController } from './health.controller';
-import { MetricsController } from './metrics.controller';
 import { RedisHealthIndicator } from './redis.health';
 
 @Module({
   imports: [TerminusModule.forRoot({ logger: false }), AuthModule],
-  controllers: [HealthController, MetricsController],
+  controllers: [HealthController],
   providers: [RedisHealthIndicator],
 })
 export class HealthModule {}

@@ -1,7 +1,7 @@
 import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { Company } from '../company/company.entity';
 import { Employee } from '../employee/employee.entity';
-import type { Grant } from './permission';
+import type { Grant } from '../permissions/permission';
 
 /** An employee's place in one company, with what the employee may do there. */
 @Entity({ name: 'membership' })

@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { CompanyModule } from '../company/company.module';
+import { Company } from '../company/company.entity';
 import { EmployeeModule } from '../employee/employee.module';
 import { Membership } from './membership.entity';
 import { MembershipService } from './membership.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Membership]), CompanyModule, EmployeeModule],
+  // Company's own repository, not CompanyModule: that module (the working-company switch) builds on this one.
+  imports: [TypeOrmModule.forFeature([Membership, Company]), EmployeeModule],
   providers: [MembershipService],
   exports: [MembershipService],
 })

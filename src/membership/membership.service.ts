@@ -2,16 +2,16 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
-import { CompanyService } from '../company/company.service';
+import { Company } from '../company/company.entity';
 import { EmployeeService } from '../employee/employee.service';
 import { Membership } from './membership.entity';
-import { type Grant, normalizeGrants } from './permission';
+import { type Grant, normalizeGrants } from '../permissions/permission';
 
 @Injectable()
 export class MembershipService {
   constructor(
     @InjectRepository(Membership) private readonly memberships: Repository<Membership>,
-    private readonly companies: CompanyService,
+    @InjectRepository(Company) private readonly companies: Repository<Company>,
     private readonly employees: EmployeeService,
   ) {}
 
@@ -22,7 +22,7 @@ export class MembershipService {
   async grant(email: string, companyId: number, permissions: Grant[]): Promise<Membership> {
     const employee = await this.employees.findByEmail(email);
     if (!employee) throw ApiError.notFound(`no employee has the e-mail ${email.trim().toLowerCase()}`);
-    const company = await this.companies.findById(companyId);
+    const company = await this.companies.findOneBy({ id: companyId });
     if (!company) throw ApiError.notFound(`company ${companyId} does not exist`);
     const membership = this.memberships.create({
       employeeId: employee.id,

@@ -65,7 +65,11 @@ export class OrdersService {
    */
   create(companyId: number, input: CreateOrderDto): Promise<OrderDto> {
     return this.dataSource.transaction(async (manager) => {
-      const found = await this.products.findForOrder(manager, companyId, input.lines.map((line) => line.product_id));
+      const found = await this.products.findForOrder(
+        manager,
+        companyId,
+        input.lines.map((line) => line.product_id),
+      );
       const products = new Map(found.map((product) => [product.id, product]));
 
       // Another company's product and a missing one get the same answer: the caller cannot probe foreign ids.

@@ -1,7 +1,8 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { counterKey, IDENTIFIER_HEADER, LIMIT_HEADER, RateLimitGuard, REMAINING_HEADER } from './rate-limit.guard';
+import { NO_CREDENTIAL, RateLimitCredentials } from './rate-limit-credentials';
+import { counterKey, IDENTIFIER_HEADER, LIMIT_HEADER, rateLimitIdentifier, REMAINING_HEADER } from './rate-limit.guard';
 import { RATE_LIMIT_WINDOW_MS, RateLimitPolicy } from './rate-limit.policy';
 import { RATE_LIMIT_STORAGE, type RateLimitStorage } from './storage/rate-limit-storage';
 
@@ -15,7 +16,7 @@ export class RateLimitHeaders implements OnModuleInit {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly policy: RateLimitPolicy,
-    private readonly guard: RateLimitGuard,
+    private readonly credentials: RateLimitCredentials,
     @Inject(RATE_LIMIT_STORAGE) private readonly counters: RateLimitStorage,
   ) {}
 
@@ -38,10 +39,12 @@ export class RateLimitHeaders implements OnModuleInit {
     const route = pattern === undefined ? undefined : this.policy.routeForPattern(request.method, pattern);
     const group = route?.group ?? pattern?.split('/')[2] ?? '-';
     const limit = route ? this.policy.limitFor(request.method, route) : this.policy.defaultLimit(request.method);
-    const identifier = await this.guard.identifierOf(request, group);
+    // Memory only: a request that never reached a handler does not pay for a credential look-up.
+    const identifier = rateLimitIdentifier(request, group, this.credentials.knownTokenHash(request) ?? NO_CREDENTIAL);
     const record = await this.counters.peek(counterKey(identifier), RATE_LIMIT_WINDOW_MS, limit).catch(() => null);
-    reply.header(LIMIT_HEADER, limit);
-    reply.header(REMAINING_HEADER, Math.max(0, limit - (record?.totalHits ?? 0)));
+    const applied = record?.limit ?? limit;
+    reply.header(LIMIT_HEADER, applied);
+    reply.header(REMAINING_HEADER, Math.max(0, applied - (record?.totalHits ?? 0)));
     reply.header(IDENTIFIER_HEADER, identifier);
   }
 }

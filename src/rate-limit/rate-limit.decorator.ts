@@ -1,7 +1,4 @@
-import { applyDecorators, SetMetadata } from '@nestjs/common';
-import { SkipThrottle } from '@nestjs/throttler';
-
-export const RATE_LIMIT_RULE = 'rate-limit:rule';
+import { Reflector } from '@nestjs/core';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
 
@@ -20,8 +17,9 @@ export interface RateLimitRule {
 /**
  * Sets a controller's (or a route's) API group or per-method limits, e.g.
  * `@RateLimit({ limits: { POST: 30 } })` on the files controller. Route-level rules win over class-level ones.
+ * Typed metadata: RateLimitPolicy reads it with `reflector.get(RateLimit, target)`.
  */
-export const RateLimit = (rule: RateLimitRule) => SetMetadata(RATE_LIMIT_RULE, rule);
+export const RateLimit = Reflector.createDecorator<RateLimitRule>();
 
 /** Routes outside the request rate limit, such as partner webhooks that carry their own limits. */
-export const NoRateLimit = () => applyDecorators(SkipThrottle(), SetMetadata(RATE_LIMIT_RULE, { skip: true } satisfies RateLimitRule));
+export const NoRateLimit = () => RateLimit({ skip: true });

@@ -1,8 +1,8 @@
-import { Injectable, RequestMethod } from '@nestjs/common';
+import { type ExecutionContext, Injectable, RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { AppConfig } from '../config/app-config';
-import { RATE_LIMIT_RULE, type RateLimitRule } from './rate-limit.decorator';
+import { RateLimit, type RateLimitRule } from './rate-limit.decorator';
 
 /** The source's window: 3 seconds from a counter's first request. */
 export const RATE_LIMIT_WINDOW_MS = 3000;
@@ -12,7 +12,7 @@ export const DEFAULT_LIMITS: Readonly<Record<string, number>> = { GET: 30, POST:
 export const OTHER_METHODS_LIMIT = 30;
 
 // Reflector lookups are cheap, but this runs on every request: remember each route's answer.
-interface RouteLimits {
+export interface RouteLimits {
   group: string;
   limits: Partial<Record<string, number>>;
   /** Exempt by @NoRateLimit() on the route or its controller. */
@@ -44,10 +44,11 @@ export class RateLimitPolicy {
   route(handler: Function, controller: Function): RouteLimits {
     let route = this.routes.get(handler);
     if (!route) {
-      const classRule: RateLimitRule = this.reflector.get(RATE_LIMIT_RULE, controller) ?? {};
-      const handlerRule: RateLimitRule = this.reflector.get(RATE_LIMIT_RULE, handler) ?? {};
+      const classRule: RateLimitRule = this.reflector.get(RateLimit, controller) ?? {};
+      const handlerRule: RateLimitRule = this.reflector.get(RateLimit, handler) ?? {};
       route = {
-        group: handlerRule.group ?? classRule.group ?? groupFromPath(this.reflector.get<unknown>(PATH_METADATA, controller)),
+        group:
+          handlerRule.group ?? classRule.group ?? groupFromPath(this.reflector.get<unknown>(PATH_METADATA, controller)),
         limits: { ...classRule.limits, ...handlerRule.limits },
         skip: handlerRule.skip ?? classRule.skip ?? false,
       };
@@ -65,6 +66,12 @@ export class RateLimitPolicy {
     this.byPattern ??= this.indexRoutes();
     const path = normalizePath(pattern.replace(/^\/v\d+(?=\/|$)/, ''));
     return this.byPattern.get(`${method} ${path}`) ?? this.byPattern.get(`ALL ${path}`);
+  }
+
+  /** The limit of the request in `context` (the throttler's `limit` option). */
+  limitForContext(context: ExecutionContext): number {
+    const { method } = context.getArgByIndex<{ method: string }>(0);
+    return this.limitFor(method, this.route(context.getHandler(), context.getClass()));
   }
 
   limitFor(method: string, route: RouteLimits): number {
@@ -97,7 +104,10 @@ export class RateLimitPolicy {
 }
 
 function normalizePath(path: string): string {
-  return `/${path.split('/').filter((segment) => segment !== '').join('/')}`;
+  return `/${path
+    .split('/')
+    .filter((segment) => segment !== '')
+    .join('/')}`;
 }
 
 /** `users`, `v1/users` or `/users/x` → `users`: the controller's own path names its API group. */

@@ -8,7 +8,7 @@ import { Company } from '../company/company.entity';
 import { Employee } from '../employee/employee.entity';
 import { PasswordHasher } from '../employee/password-hasher';
 import { Membership } from '../membership/membership.entity';
-import { ALL_PERMISSIONS } from '../membership/permission';
+import { ALL_PERMISSIONS } from '../permissions/permission';
 
 const SEED_LOCK_KEY = 7_341_920_554;
 export const DEMO_OWNER_EMAIL = 'owner@demo.example';
@@ -20,9 +20,18 @@ export interface DemoCredentials {
 }
 
 /**
+ * contract.md: an empty embedded database gets demo data on first start unless SEED_DEMO=false; PostgreSQL only
+ * with SEED_DEMO=true; and under NODE_ENV=production never unless SEED_DEMO=true, whatever the database, so a
+ * production start cannot create a known account by accident.
+ */
+export function wantsDemoData(config: Pick<AppConfig, 'seedDemo' | 'usesEmbeddedDatabase' | 'isProduction'>): boolean {
+  if (config.seedDemo !== undefined) return config.seedDemo;
+  return config.usesEmbeddedDatabase && !config.isProduction;
+}
+
+/**
  * Gives a first start something to log in with: two companies and one owner who belongs to both with every
- * permission. Only on an empty database, and on PostgreSQL only when SEED_DEMO=true, so a production database
- * never gets a known account by accident.
+ * permission. Only on an empty database, and only where {@link wantsDemoData} says so.
  */
 @Injectable()
 export class DemoDataService implements OnApplicationBootstrap {
@@ -36,8 +45,7 @@ export class DemoDataService implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const wanted = this.config.usesEmbeddedDatabase ? this.config.seedDemo !== false : this.config.seedDemo === true;
-    if (!wanted) return;
+    if (!wantsDemoData(this.config)) return;
     const created = await this.seedIfEmpty();
     if (created) this.announce(created);
   }

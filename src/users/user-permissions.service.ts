@@ -5,8 +5,8 @@ import { RevocationBus } from '../auth/credentials/revocation-bus';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import { Membership } from '../membership/membership.entity';
-import { grantableBy } from '../membership/grantable';
-import { ALL_PERMISSIONS, coversAll } from '../membership/permission';
+import { grantableBy } from '../permissions/grantable';
+import { ALL_PERMISSIONS, coversAll } from '../permissions/permission';
 import type { ReplacePermissionsDto } from './dto/user-permissions.dto';
 import type { CompanyEmployeeDto } from './dto/users.dto';
 

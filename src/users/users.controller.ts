@@ -18,7 +18,7 @@ export class UsersController {
 
   @Get('me')
   @Auth()
-  @ApiOperation({ summary: 'Who the credential acts as: employee, company, permissions' })
+  @ApiOperation({ operationId: 'getMe', summary: 'Who the credential acts as: employee, company, permissions' })
   @ApiOkResponse({ type: MeDto })
   me(@CurrentPrincipal() principal: Principal): MeDto {
     return this.users.me(principal);

@@ -3,8 +3,8 @@ import { DataSource } from 'typeorm';
 import type { Principal } from '../auth/credentials/principal';
 import { EmployeeService } from '../employee/employee.service';
 import { Membership } from '../membership/membership.entity';
-import { grantableBy } from '../membership/grantable';
-import type { Grant } from '../membership/permission';
+import { grantableBy } from '../permissions/grantable';
+import type { Grant } from '../permissions/permission';
 import type { CompanyEmployeeDto, CreateEmployeeDto, MeDto } from './dto/users.dto';
 
 /** Employees as seen from inside one company. */

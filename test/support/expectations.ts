@@ -1,6 +1,9 @@
 /** The one error body of contract.md, with exactly this status and code. */
 export function expectError(res: { status: number; body: unknown }, status: number, code: string): void {
-  expect({ status: res.status, body: res.body }).toEqual({ status, body: { error: [code], message: expect.any(String) } });
+  expect({ status: res.status, body: res.body }).toEqual({
+    status,
+    body: { error: [code], message: expect.any(String) },
+  });
 }
 
 /** 400 error_validation whose details name exactly these fields (each at least once). */

@@ -11,6 +11,7 @@ export default async function postgresGlobalSetup(): Promise<void> {
     throw new Error(
       `PostgreSQL is not reachable at ${where.host} (${(error as Error).message}). Start it, or set ` +
         'TEST_POSTGRES_URL; the end-to-end suite runs against PostgreSQL as well as the embedded database.',
+      { cause: error },
     );
   }
 }

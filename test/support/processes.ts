@@ -107,9 +107,11 @@ export function spawnNode(entry: string, args: string[], env: Record<string, str
   return spawnCommand(process.execPath, [entry, ...args], env);
 }
 
-/** Runs the compiled operator CLI to completion. */
-export function runCli(args: string[], env: Record<string, string>, timeoutMs = 20_000): Promise<Exited> {
-  return spawnNode(CLI_ENTRY, args, env).exit(timeoutMs);
+/** Runs the compiled operator CLI to completion; `input` is its standard input (closed either way). */
+export function runCli(args: string[], env: Record<string, string>, timeoutMs = 40_000, input = ''): Promise<Exited> {
+  const child = spawnNode(CLI_ENTRY, args, env);
+  child.process.stdin!.end(input);
+  return child.exit(timeoutMs);
 }
 
 /** The service's JSON log records on standard output, skipping plain-text lines such as the demo banner. */
@@ -123,6 +125,13 @@ export function logRecords(stdout: string): Array<Record<string, unknown>> {
     }
   });
 }
+
+/** How a process ended, as one value: a failed comparison then shows the signal that killed it, not just `null`. */
+export function exitStatus(exited: Exited): { code: number | null; signal: NodeJS.Signals | null } {
+  return { code: exited.code, signal: exited.signal };
+}
+
+export const CLEAN_EXIT = { code: 0, signal: null };
 
 export interface RunningService {
   child: Child;

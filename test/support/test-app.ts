@@ -6,11 +6,13 @@ import { AppModule } from '../../src/app.module';
 import { configureApp } from '../../src/bootstrap/configure-app';
 import { createHttpAdapter, NEST_APP_OPTIONS } from '../../src/bootstrap/http-adapter';
 import { Clock } from '../../src/common/clock/clock';
-import { ManualClock } from '../../src/common/clock/manual-clock';
+import { ManualClock } from './manual-clock';
 import { createLogger } from '../../src/common/logging/logger';
 import { type AppConfig, loadConfig } from '../../src/config/app-config';
 import { type ProvisionedDatabase, provisionDatabase } from './databases';
 import { LogCapture } from './log-capture';
+import { ContractChecker } from './contract';
+import { OPENAPI_JSON_PATH } from '../../src/bootstrap/openapi';
 
 /** Settings every test app gets: cheap password hashing, full logs captured, no demo data unless asked. */
 export const TEST_ENV: Record<string, string> = {
@@ -72,6 +74,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   configureApp(app, logger);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
+  const served = await app.getHttpAdapter().getInstance().inject({ method: 'GET', url: OPENAPI_JSON_PATH });
+  const contract = ContractChecker.for(served.body);
 
   return {
     app,
@@ -79,7 +83,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     database,
     clock,
     logs,
-    http: () => request(app.getHttpServer()),
+    http: () => checkedAgent(request(app.getHttpServer()), contract),
     close: async () => {
       await app.close();
       if (ownsDatabase) await database.drop();
@@ -104,4 +108,23 @@ function assertNoSecretLogged(logs: LogCapture): void {
     const line = logs.lines.find((candidate) => shape.test(candidate));
     if (line) throw new Error(`The service logged ${what}: ${line.slice(0, 300)}`);
   }
+}
+
+const CHECKED_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'] as const;
+
+/**
+ * The supertest agent of every e2e test, with one assertion added to each request: its answer keeps to the
+ * OpenAPI document the app serves (see {@link ContractChecker}). The test that produced an undocumented answer
+ * fails, naming the operation, the status and what differs.
+ */
+function checkedAgent(agent: TestAgent, contract: ContractChecker): TestAgent {
+  for (const method of CHECKED_METHODS) {
+    const send = agent[method].bind(agent) as (url: string) => request.Test;
+    (agent as unknown as Record<string, (url: string) => request.Test>)[method] = (url: string) =>
+      send(url).expect((res) => {
+        const problems = contract.problems(method, url, res);
+        if (problems.length > 0) throw new Error(`OpenAPI contract: ${problems.join('\n')}`);
+      });
+  }
+  return agent;
 }

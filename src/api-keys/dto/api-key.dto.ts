@@ -1,6 +1,6 @@
 import { ApiProperty, PickType } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsIn, IsString, Length } from 'class-validator';
-import type { Grant } from '../../membership/permission';
+import type { Grant } from '../../permissions/permission';
 import { GRANT_NAMES } from '../../users/dto/users.dto';
 
 export class CreateApiKeyDto {

@@ -1,4 +1,4 @@
-import type { Grant } from '../../membership/permission';
+import type { Grant } from '../../permissions/permission';
 
 /** Who a verified credential acts as: one employee in one company, with that membership's permissions. */
 export interface Principal {

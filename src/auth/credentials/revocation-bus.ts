@@ -6,7 +6,9 @@ import { DataSource } from 'typeorm';
 import { APP_LOGGER } from '../../common/logging/logging.module';
 import type { AppLogger } from '../../common/logging/logger';
 import { AppConfig } from '../../config/app-config';
-import { REDIS_CLIENT } from '../../redis/redis.module';
+import { type CircuitBreaker, withDeadline } from '../../redis-client/circuit-breaker';
+import { REDIS_BREAKER, REDIS_CLIENT } from '../../redis-client/redis-client.module';
+import { appMetrics } from '../../metrics/app-metrics';
 
 /** What changed; every instance evicts the matching cached credentials. */
 export type RevocationNotice =
@@ -18,19 +20,25 @@ export type RevocationNotice =
 const RECONNECT_DELAY_MS = 1000;
 /** How long a revocation waits for the other instances to confirm they have forgotten the credential. */
 const ACK_TIMEOUT_MS = 200;
+/** How long a transport may take to accept a notice before it counts as unavailable for this one. */
+const SEND_DEADLINE_MS = 500;
+/** Notice ids remembered to drop the second copy (each notice travels over every transport). */
+const SEEN_IDS_KEPT = 4096;
 
 /** On the wire: a notice from one instance, or another instance's confirmation that it applied one. */
 type Envelope = { id: string; from: string; notice: RevocationNotice } | { ack: string; from: string };
 
 interface PendingConfirmation {
-  received: number;
-  /** Unknown until the send returns; confirmations can arrive before that. */
+  /** Instances that confirmed; each confirms once per transport, so they are counted by id. */
+  confirmedBy: Set<string>;
+  /** The most listeners any transport reported; unknown until a send returns (confirmations can come first). */
   expected?: number;
-  done: () => void;
+  check: () => void;
 }
 
 /** How notices travel between processes. */
 interface Transport {
+  readonly name: string;
   start(deliver: (message: string) => void): Promise<void>;
   /** Sends and returns how many other instances listen (and so should confirm). */
   send(message: string): Promise<number>;
@@ -39,45 +47,74 @@ interface Transport {
   stop(): Promise<void>;
 }
 
-/** Redis pub/sub, when REDIS_URL is set. A subscribed connection can do nothing else, so it has its own. */
+class RedisUnavailableError extends Error {
+  constructor() {
+    super('Redis is away (circuit breaker open)');
+  }
+}
+
+/**
+ * Redis pub/sub, when REDIS_URL is set. A subscribed connection can do nothing else, so it has its own.
+ * Publishing goes through the process's Redis breaker: while Redis is away nobody waits for it.
+ */
 class RedisTransport implements Transport {
+  readonly name = 'redis';
   private subscriber?: Redis;
 
   constructor(
     private readonly redis: Redis,
+    private readonly breaker: CircuitBreaker,
     private readonly channel: string,
   ) {}
 
   async start(deliver: (message: string) => void): Promise<void> {
-    this.subscriber = this.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
+    // No command timeout here: a SUBSCRIBE issued while Redis is away waits in the queue for the connection.
+    this.subscriber = this.redis.duplicate({
+      enableOfflineQueue: true,
+      maxRetriesPerRequest: null,
+      commandTimeout: undefined,
+    });
     this.subscriber.on('error', () => undefined);
     this.subscriber.on('message', (_channel: string, message: string) => deliver(message));
-    await this.subscriber.subscribe(this.channel);
+    // Queued until connected and renewed by ioredis after every reconnect; a Redis that is down when the
+    // service starts must not hold up the start.
+    await withDeadline(this.subscriber.subscribe(this.channel), SEND_DEADLINE_MS);
   }
 
   async send(message: string): Promise<number> {
     // PUBLISH answers how many subscribers got it, this instance's own included.
-    return Math.max(0, (await this.redis.publish(this.channel, message)) - 1);
+    const receivers = await this.publish(message);
+    return Math.max(0, receivers - 1);
   }
 
   async reply(message: string): Promise<void> {
-    await this.redis.publish(this.channel, message);
+    await this.publish(message);
   }
 
   async stop(): Promise<void> {
     await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
   }
+
+  private publish(message: string): Promise<number> {
+    return this.breaker.run(
+      () => withDeadline(this.redis.publish(this.channel, message), SEND_DEADLINE_MS),
+      () => Promise.reject(new RedisUnavailableError()),
+    );
+  }
 }
 
 /**
- * PostgreSQL LISTEN/NOTIFY, when instances share PostgreSQL without Redis: the operator CLI and every instance
- * reach the same database, so a revocation made anywhere reaches every cache.
+ * PostgreSQL LISTEN/NOTIFY, whenever instances share PostgreSQL: the operator CLI and every instance reach the
+ * same database, so a revocation made anywhere reaches every cache, with or without Redis.
  */
 class PostgresTransport implements Transport {
+  readonly name = 'postgres';
   /** Channels are per database, so one name serves every deployment. */
   private static readonly CHANNEL = 'staff_auth_revocations';
   private listener?: Client;
   private stopped = false;
+  /** Whether the current outage has been logged already: one line per lost connection, not per retry. */
+  private lostLogged = false;
 
   constructor(
     private readonly url: string,
@@ -88,10 +125,18 @@ class PostgresTransport implements Transport {
   async start(deliver: (message: string) => void): Promise<void> {
     const client = new Client({ connectionString: this.url, connectionTimeoutMillis: 3000, keepAlive: true });
     client.on('notification', (notification) => notification.payload && deliver(notification.payload));
-    client.on('error', () => this.reconnect(deliver));
+    client.on('error', () => this.lost(client, deliver));
+    client.on('end', () => this.lost(client, deliver));
     this.listener = client;
-    await client.connect();
-    await client.query(`LISTEN ${PostgresTransport.CHANNEL}`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${PostgresTransport.CHANNEL}`);
+      if (this.lostLogged) this.logger.info('revocation listener reconnected to the database');
+      this.lostLogged = false;
+    } catch (error) {
+      this.lost(client, deliver);
+      throw error;
+    }
   }
 
   async send(message: string): Promise<number> {
@@ -115,23 +160,28 @@ class PostgresTransport implements Transport {
     await this.listener?.end().catch(() => undefined);
   }
 
-  private reconnect(deliver: (message: string) => void): void {
-    const broken = this.listener;
+  /** The listening connection broke (error and end may both fire): replace it once, after a pause. */
+  private lost(client: Client, deliver: (message: string) => void): void {
+    if (this.listener !== client) return;
     this.listener = undefined;
-    broken?.end().catch(() => undefined);
+    client.end().catch(() => undefined);
     if (this.stopped) return;
     setTimeout(() => {
       if (this.stopped) return;
-      this.start(deliver).catch(() => this.reconnect(deliver));
+      this.start(deliver).catch(() => undefined);
     }, RECONNECT_DELAY_MS).unref();
+    if (this.lostLogged) return;
+    this.lostLogged = true;
     this.logger.warn('revocation listener lost its database connection; reconnecting');
   }
 }
 
 /**
- * Carries revocations to every instance: Redis pub/sub when REDIS_URL is set, PostgreSQL LISTEN/NOTIFY when
- * only DATABASE_URL is, and within this process alone on the embedded database (one process at a time).
- * The database stays the source of truth; a notice only tells caches to forget.
+ * Carries revocations to every instance over every transport there is — Redis pub/sub when REDIS_URL is set and
+ * PostgreSQL LISTEN/NOTIFY when DATABASE_URL is — each notice on all of them, applied once per instance (by id).
+ * So a revocation reaches every instance whichever of Redis and PostgreSQL is answering. On the embedded
+ * database (one process at a time) and without Redis it stays within this process. The database stays the
+ * source of truth; a notice only tells caches to forget.
  *
  * A notice alone would race the next request: another instance could answer from its cache before the notice
  * reaches it. So each instance confirms a notice once applied, and {@link publish} waits (briefly, bounded) for
@@ -140,60 +190,97 @@ class PostgresTransport implements Transport {
 @Injectable()
 export class RevocationBus implements OnModuleInit, OnApplicationShutdown {
   private readonly listeners: Array<(notice: RevocationNotice) => void> = [];
-  private readonly transport?: Transport;
+  private readonly transports: Transport[] = [];
   private readonly instanceId = randomUUID();
   private readonly awaitingAcks = new Map<string, PendingConfirmation>();
+  private readonly seen = new Set<string>();
 
   constructor(
     @Inject(REDIS_CLIENT) redis: Redis | null,
+    @Inject(REDIS_BREAKER) breaker: CircuitBreaker | null,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
     config: AppConfig,
     dataSource: DataSource,
   ) {
-    if (redis) this.transport = new RedisTransport(redis, `${config.redisKeyPrefix}revocations`);
-    else if (config.databaseUrl) this.transport = new PostgresTransport(config.databaseUrl, dataSource, logger);
+    if (redis && breaker)
+      this.transports.push(new RedisTransport(redis, breaker, `${config.redisKeyPrefix}revocations`));
+    if (config.databaseUrl) this.transports.push(new PostgresTransport(config.databaseUrl, dataSource, logger));
   }
 
   async onModuleInit(): Promise<void> {
-    await this.transport?.start((message) => this.receive(message)).catch((error: unknown) => {
-      this.logger.warn({ err: error }, 'revocation notices from other instances are not received yet');
-    });
+    await Promise.all(
+      this.transports.map((transport) =>
+        transport
+          .start((message) => this.receive(message))
+          .catch((error: unknown) => {
+            // Expected weather (Redis or PostgreSQL away at start), not a bug: the reason, no stack.
+            this.logger.warn(
+              { transport: transport.name, reason: error instanceof Error ? error.message : String(error) },
+              'revocation notices from other instances are not received through this transport yet',
+            );
+          }),
+      ),
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.transport?.stop();
+    await Promise.all(this.transports.map((transport) => transport.stop()));
   }
 
   onNotice(listener: (notice: RevocationNotice) => void): void {
     this.listeners.push(listener);
   }
 
-  /** Applies the notice here at once, then on every other instance, and returns when they have confirmed. */
+  /**
+   * Applies the notice here at once, then on every other instance, and returns when they have confirmed, or
+   * after a bounded wait: a transport that is away (Redis down) costs nothing, one that hangs at most its
+   * send deadline.
+   */
   async publish(notice: RevocationNotice): Promise<void> {
+    appMetrics.revocation(notice.type);
     this.deliver(notice);
-    if (!this.transport) return;
+    if (this.transports.length === 0) return;
     const id = randomUUID();
-    let confirmed!: () => void;
-    const allConfirmed = new Promise<void>((resolve) => (confirmed = resolve));
-    const pending: PendingConfirmation = { received: 0, done: confirmed };
+    const message = JSON.stringify({ id, from: this.instanceId, notice } satisfies Envelope);
+    let settle!: (outcome: 'confirmed' | 'unsent' | 'timeout') => void;
+    const outcome = new Promise<'confirmed' | 'unsent' | 'timeout'>((resolve) => (settle = resolve));
+    const pending: PendingConfirmation = {
+      confirmedBy: new Set(),
+      check: () => {
+        if (pending.expected !== undefined && pending.confirmedBy.size >= pending.expected) settle('confirmed');
+      },
+    };
     this.awaitingAcks.set(id, pending);
-    let timer: NodeJS.Timeout | undefined;
+    let ackTimer: NodeJS.Timeout | undefined;
+    const sendTimer = setTimeout(() => settle('unsent'), SEND_DEADLINE_MS);
+    const failures: Array<{ transport: string; reason: string }> = [];
+    const sent = this.transports.map((transport) =>
+      transport.send(message).then(
+        (listening) => {
+          if (pending.expected === undefined) {
+            clearTimeout(sendTimer);
+            ackTimer = setTimeout(() => settle('timeout'), ACK_TIMEOUT_MS);
+          }
+          pending.expected = Math.max(pending.expected ?? 0, listening);
+          pending.check();
+        },
+        (error: unknown) =>
+          failures.push({ transport: transport.name, reason: error instanceof Error ? error.message : String(error) }),
+      ),
+    );
+    void Promise.all(sent).then(() => pending.expected === undefined && settle('unsent'));
     try {
-      const envelope: Envelope = { id, from: this.instanceId, notice };
-      pending.expected = await this.transport.send(JSON.stringify(envelope));
-      if (pending.received >= pending.expected) return;
-      const timedOut = new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), ACK_TIMEOUT_MS);
-      });
-      if ((await Promise.race([allConfirmed, timedOut])) === 'timeout') {
-        const missing = pending.expected - pending.received;
+      const result = await outcome;
+      if (result === 'timeout') {
+        const missing = (pending.expected ?? 0) - pending.confirmedBy.size;
         this.logger.warn({ notice: notice.type, missing }, 'revocation not confirmed by every instance in time');
+      } else if (result === 'unsent') {
+        // Other instances fall back on their cache's short freshness; the revocation itself is already stored.
+        this.logger.warn({ notice: notice.type, failures }, 'could not publish a revocation notice');
       }
-    } catch (error) {
-      // Other instances fall back on their cache's short freshness; the revocation itself is already stored.
-      this.logger.warn({ err: error, notice: notice.type }, 'could not publish a revocation notice');
     } finally {
-      clearTimeout(timer);
+      clearTimeout(sendTimer);
+      clearTimeout(ackTimer);
       this.awaitingAcks.delete(id);
     }
   }
@@ -208,21 +295,31 @@ export class RevocationBus implements OnModuleInit, OnApplicationShutdown {
     }
     if (envelope.from === this.instanceId) return;
     if ('ack' in envelope) {
-      this.acknowledge(envelope.ack);
+      this.acknowledge(envelope.ack, envelope.from);
       return;
     }
+    // The same notice arrives once per transport; the first copy applies and confirms it.
+    if (this.seen.has(envelope.id)) return;
+    this.remember(envelope.id);
     this.deliver(envelope.notice);
-    const ack: Envelope = { ack: envelope.id, from: this.instanceId };
-    this.transport?.reply(JSON.stringify(ack)).catch(() => {
-      // The publisher stops waiting after its timeout; nothing else depends on the confirmation.
-    });
+    const ack = JSON.stringify({ ack: envelope.id, from: this.instanceId } satisfies Envelope);
+    for (const transport of this.transports) {
+      transport.reply(ack).catch(() => {
+        // The publisher stops waiting after its timeout; nothing else depends on the confirmation.
+      });
+    }
   }
 
-  private acknowledge(id: string): void {
+  private remember(id: string): void {
+    this.seen.add(id);
+    if (this.seen.size > SEEN_IDS_KEPT) this.seen.delete(this.seen.values().next().value!);
+  }
+
+  private acknowledge(id: string, from: string): void {
     const pending = this.awaitingAcks.get(id);
     if (!pending) return;
-    pending.received += 1;
-    if (pending.expected !== undefined && pending.received >= pending.expected) pending.done();
+    pending.confirmedBy.add(from);
+    pending.check();
   }
 
   private deliver(notice: RevocationNotice): void {

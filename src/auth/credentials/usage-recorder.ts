@@ -27,7 +27,9 @@ export class UsageRecorder {
     if (last !== undefined && nowMs - last < WRITE_INTERVAL_MS) return;
     if (this.lastWritten.size >= MAX_TRACKED) this.lastWritten.clear();
     this.lastWritten.set(id, nowMs);
-    const [table, key] = principal.sessionId ? ['login_session', principal.sessionId] : ['api_key', principal.credentialId];
+    const [table, key] = principal.sessionId
+      ? ['login_session', principal.sessionId]
+      : ['api_key', principal.credentialId];
     this.dataSource
       .query(`UPDATE ${table} SET last_used_at = $1 WHERE id = $2`, [new Date(nowMs), key])
       .catch((error: unknown) => this.logger.warn({ err: error, table }, 'could not record last use'));

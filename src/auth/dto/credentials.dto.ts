@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsInt, IsNotEmpty, IsString, MaxLength, Min } from 'class-validator';
+import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
+import { RecordIdProperty } from '../../common/http/record-id';
 
 export class CredentialsDto {
   @ApiProperty({ example: 'owner@demo.example' })
@@ -16,23 +17,6 @@ export class CredentialsDto {
 }
 
 export class LoginDto extends CredentialsDto {
-  @ApiProperty({ example: 1, description: 'One of the companies authenticateinit returned' })
-  @IsInt()
-  @Min(1)
-  company_id: number;
-}
-
-export class RefreshTokenDto {
-  @ApiProperty({ description: 'The refresh_token of the latest login result' })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(200)
-  refresh_token: string;
-}
-
-export class ChangeWorkingCompanyDto {
-  @ApiProperty({ example: 2 })
-  @IsInt()
-  @Min(1)
+  @RecordIdProperty({ example: 1, description: 'One of the companies authenticateinit returned' })
   company_id: number;
 }

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 
 export class CompanyRefDto {
-  @ApiProperty({ example: 1 })
+  @ApiProperty({ type: 'integer', minimum: 1, example: 1 })
   id: number;
 
   @ApiProperty({ example: 'Demo Company A' })
@@ -9,10 +9,10 @@ export class CompanyRefDto {
 }
 
 export class EmployeeRefDto {
-  @ApiProperty({ example: 1 })
+  @ApiProperty({ type: 'integer', minimum: 1, example: 1 })
   id: number;
 
-  @ApiProperty({ example: 'owner@demo.example' })
+  @ApiProperty({ format: 'email', example: 'owner@demo.example' })
   email: string;
 
   @ApiProperty({ example: 'Demo Owner' })
@@ -31,7 +31,7 @@ export class LoginResultDto {
   @ApiProperty({ description: 'Renews the token before it expires, once' })
   refresh_token: string;
 
-  @ApiProperty({ example: '2026-12-05T23:59:59+07:00', description: 'ISO 8601, Vietnam time' })
+  @ApiProperty({ format: 'date-time', example: '2026-12-05T23:59:59+07:00', description: 'ISO 8601, Vietnam time' })
   expires_at: string;
 
   @ApiProperty({ format: 'uuid' })
@@ -42,29 +42,4 @@ export class LoginResultDto {
 
   @ApiProperty({ type: EmployeeRefDto })
   employee: EmployeeRefDto;
-}
-
-export class SessionDto {
-  @ApiProperty({ format: 'uuid' })
-  id: string;
-
-  @ApiProperty({ format: 'date-time' })
-  created_at: string;
-
-  @ApiProperty({ format: 'date-time' })
-  last_used_at: string;
-
-  @ApiProperty({ nullable: true, type: String })
-  ip: string | null;
-
-  @ApiProperty({ nullable: true, type: String })
-  user_agent: string | null;
-
-  @ApiProperty({ description: 'The session of the token making this request' })
-  current: boolean;
-}
-
-export class SessionListDto {
-  @ApiProperty({ type: [SessionDto] })
-  sessions: SessionDto[];
 }

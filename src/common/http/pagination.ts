@@ -6,7 +6,7 @@ export const MAX_PAGE_SIZE = 100;
 
 /** `?page=1&per_page=20` on every list route. */
 export class PageQueryDto {
-  @ApiPropertyOptional({ minimum: 1, default: 1 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 1_000_000, default: 1 })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
@@ -14,7 +14,7 @@ export class PageQueryDto {
   @Max(1_000_000)
   page: number = 1;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE_SIZE, default: 20 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: 20 })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
@@ -29,13 +29,13 @@ export class PageQueryDto {
 
 /** The envelope of every list: `{"data": [...], "page", "per_page", "total"}`. */
 export class PageMetaDto {
-  @ApiProperty({ example: 1 })
+  @ApiProperty({ type: 'integer', minimum: 1, example: 1 })
   page: number;
 
-  @ApiProperty({ example: 20 })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, example: 20 })
   per_page: number;
 
-  @ApiProperty({ example: 57, description: 'Items across all pages' })
+  @ApiProperty({ type: 'integer', minimum: 0, example: 57, description: 'Items across all pages' })
   total: number;
 }
 

@@ -1,5 +1,6 @@
 import { applyDecorators, createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import { ApiNotFoundResponse, ApiParam } from '@nestjs/swagger';
+import { ApiNotFoundResponse, ApiParam, ApiProperty } from '@nestjs/swagger';
+import { IsInt, Max, Min } from 'class-validator';
 import { ApiError } from '../errors/api-error';
 import { ErrorBodySchema } from '../errors/error-body.schema';
 
@@ -41,5 +42,18 @@ export function ApiRecordId(what: string) {
       description: `error_not_found: no ${what} with this id in the current company (or the id is not an integer)`,
       type: ErrorBodySchema,
     }),
+  );
+}
+
+/**
+ * A body field naming a row (`company_id`, `product_id`). `@IsInt()` alone accepts 1e308, which PostgreSQL refuses
+ * as an `integer`: the bound keeps such a value a 400 `error_validation` instead of a failed query.
+ */
+export function RecordIdProperty(options: { example: number; description?: string }) {
+  return applyDecorators(
+    ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_RECORD_ID, ...options }),
+    IsInt(),
+    Min(1),
+    Max(MAX_RECORD_ID),
   );
 }

@@ -39,7 +39,11 @@ describe('createLogger', () => {
       },
     });
     const logger = createLogger('info', sink);
-    logger.info({ password: 'p4ss', body: { jwt: 'eyJ.x.y', refresh_token: 'r3fr' }, headers: { authorization: 'k:s' } });
+    logger.info({
+      password: 'p4ss',
+      body: { jwt: 'eyJ.x.y', refresh_token: 'r3fr' },
+      headers: { authorization: 'k:s' },
+    });
     const text = lines.join('');
     for (const secret of ['p4ss', 'eyJ.x.y', 'r3fr', 'k:s']) expect(text).not.toContain(secret);
     expect(text).toContain('[REDACTED]');

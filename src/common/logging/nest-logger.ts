@@ -1,12 +1,24 @@
 import { LoggerService } from '@nestjs/common';
 import type { AppLogger } from './logger';
 
+/**
+ * Nest's start-up chatter: one line per module and per route (~70 lines), which buried the demo password of a
+ * first start. Kept at debug (`LOG_LEVEL=debug` shows them); our own "listening" line says the start is done.
+ */
+const START_UP_CONTEXTS = new Set([
+  'NestFactory',
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestApplication',
+]);
+
 /** Routes Nest's own messages (bootstrap, module errors) into the structured log. */
 export class NestLogger implements LoggerService {
   constructor(private readonly logger: AppLogger) {}
 
   log(message: unknown, context?: string): void {
-    this.write('info', message, context);
+    this.write(context !== undefined && START_UP_CONTEXTS.has(context) ? 'debug' : 'info', message, context);
   }
 
   error(message: unknown, stackOrContext?: string, context?: string): void {

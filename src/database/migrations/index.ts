@@ -5,5 +5,15 @@ import { CreateOrders1763700300000 } from './1763700300000-CreateOrders';
 import { CreateFiles1763700400000 } from './1763700400000-CreateFiles';
 import { CreateMarketingConversations1763700500000 } from './1763700500000-CreateMarketingConversations';
 
-/** Listed explicitly (not globbed) so the compiled app, ts-jest and the TypeORM CLI all see the same set. */
-export const MIGRATIONS = [CreateCompaniesEmployeesMemberships1763700000000, CreateSessionsTokensApiKeys1763700100000, CreateProducts1763700200000, CreateOrders1763700300000, CreateFiles1763700400000, CreateMarketingConversations1763700500000];
+/**
+ * Listed explicitly (not globbed) so the compiled app, ts-jest and the TypeORM CLI all see the same set; one per
+ * line, in timestamp order, so that two modules added at once touch different lines.
+ */
+export const MIGRATIONS = [
+  CreateCompaniesEmployeesMemberships1763700000000,
+  CreateSessionsTokensApiKeys1763700100000,
+  CreateProducts1763700200000,
+  CreateOrders1763700300000,
+  CreateFiles1763700400000,
+  CreateMarketingConversations1763700500000,
+];

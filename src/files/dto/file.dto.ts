@@ -14,7 +14,7 @@ export class FileDto {
   @ApiProperty({ example: 'application/pdf' })
   content_type: string;
 
-  @ApiProperty({ type: 'integer', example: 48213, description: 'Bytes' })
+  @ApiProperty({ type: 'integer', minimum: 0, example: 48213, description: 'Bytes' })
   size: number;
 
   @ApiProperty({
@@ -35,6 +35,7 @@ export class UploadFileDto {
 
 export class AddImageFromUrlDto {
   @ApiProperty({
+    format: 'uri',
     example: 'https://example.com/images/logo.png',
     description: 'An http or https URL of a PNG, JPEG, GIF or WebP image on a public internet address',
   })

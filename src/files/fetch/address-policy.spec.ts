@@ -70,12 +70,19 @@ describe('classifyAddress', () => {
     expect(classifyAddress(address)).toBe(expected);
   });
 
-  it.each(['localhost', 'example.com', '', '127.1', '0x7f.0.0.1', '2130706433', '017700000001', '1.2.3', '::ffff:999.0.0.1'])(
-    'refuses %p, which is not an address in canonical form, as invalid',
-    (value) => {
-      expect(classifyAddress(value)).toBe('invalid');
-    },
-  );
+  it.each([
+    'localhost',
+    'example.com',
+    '',
+    '127.1',
+    '0x7f.0.0.1',
+    '2130706433',
+    '017700000001',
+    '1.2.3',
+    '::ffff:999.0.0.1',
+  ])('refuses %p, which is not an address in canonical form, as invalid', (value) => {
+    expect(classifyAddress(value)).toBe('invalid');
+  });
 });
 
 describe('AddressPolicy', () => {

@@ -214,7 +214,11 @@ function parseTarget(raw: string, base?: URL): URL {
 
 /** The last path segment (`/a/cat.png?x` → `cat.png`), or `image.<ext>` when the path names nothing. */
 function nameFromUrl(url: URL, extension: string): string {
-  const segment = url.pathname.split('/').filter((part) => part !== '').pop() ?? '';
+  const segment =
+    url.pathname
+      .split('/')
+      .filter((part) => part !== '')
+      .pop() ?? '';
   let decoded = segment;
   try {
     decoded = decodeURIComponent(segment);

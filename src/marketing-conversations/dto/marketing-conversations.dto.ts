@@ -5,6 +5,7 @@ import { CONVERSATION_CHANNELS, type ConversationChannel } from '../conversation
 import { MESSAGE_DIRECTIONS, type MessageDirection } from '../message.entity';
 
 // PostgreSQL text cannot hold U+0000; refused here, it would otherwise fail in the database as a 500.
+// eslint-disable-next-line no-control-regex -- matching the control character is the point
 const NO_NUL = /^[^\u0000]*$/;
 const NOT_BLANK = /\S/;
 
@@ -36,7 +37,7 @@ export class CreateConversationDto {
 }
 
 export class ConversationDto {
-  @ApiProperty({ example: 12 })
+  @ApiProperty({ type: 'integer', minimum: 1, example: 12 })
   id: number;
 
   @ApiProperty()
@@ -48,7 +49,7 @@ export class ConversationDto {
   @ApiProperty({ nullable: true, type: String })
   customer_ref: string | null;
 
-  @ApiProperty({ nullable: true, type: Number, description: 'The employee who opened it; null once deleted' })
+  @ApiProperty({ nullable: true, type: 'integer', description: 'The employee who opened it; null once deleted' })
   created_by: number | null;
 
   @ApiProperty({ format: 'date-time' })
@@ -57,7 +58,7 @@ export class ConversationDto {
   @ApiProperty({ format: 'date-time', nullable: true, type: String })
   last_message_at: string | null;
 
-  @ApiProperty({ example: 0 })
+  @ApiProperty({ type: 'integer', minimum: 0, example: 0 })
   message_count: number;
 }
 
@@ -80,10 +81,10 @@ export class CreateMessageDto {
 }
 
 export class MessageDto {
-  @ApiProperty({ example: 40 })
+  @ApiProperty({ type: 'integer', minimum: 1, example: 40 })
   id: number;
 
-  @ApiProperty({ example: 12 })
+  @ApiProperty({ type: 'integer', minimum: 1, example: 12 })
   conversation_id: number;
 
   @ApiProperty({ enum: MESSAGE_DIRECTIONS })
@@ -92,7 +93,7 @@ export class MessageDto {
   @ApiProperty()
   body: string;
 
-  @ApiProperty({ nullable: true, type: Number, description: 'The employee who recorded it; null once deleted' })
+  @ApiProperty({ nullable: true, type: 'integer', description: 'The employee who recorded it; null once deleted' })
   created_by: number | null;
 
   @ApiProperty({ format: 'date-time' })

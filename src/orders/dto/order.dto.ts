@@ -12,17 +12,14 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { PageMetaDto, PageQueryDto } from '../../common/http/pagination';
-import { MAX_RECORD_ID } from '../../common/http/record-id';
+import { RecordIdProperty } from '../../common/http/record-id';
 import { ORDER_STATUSES, type OrderStatus } from '../order.entity';
 
 export const MAX_ORDER_LINES = 100;
 export const MAX_LINE_QUANTITY = 10_000;
 
 export class OrderLineInputDto {
-  @ApiProperty({ type: 'integer', minimum: 1, example: 17, description: 'A product of the current company' })
-  @IsInt()
-  @Min(1)
-  @Max(MAX_RECORD_ID)
+  @RecordIdProperty({ example: 17, description: 'A product of the current company' })
   product_id: number;
 
   @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_LINE_QUANTITY, example: 2 })
@@ -90,7 +87,7 @@ export class OrderLineDto {
 }
 
 export class OrderDto {
-  @ApiProperty({ type: 'integer', example: 5 })
+  @ApiProperty({ type: 'integer', minimum: 1, example: 5 })
   id: number;
 
   @ApiProperty({ enum: ORDER_STATUSES })

@@ -43,7 +43,7 @@ export class ProductInputDto {
 }
 
 export class ProductDto {
-  @ApiProperty({ type: 'integer', example: 17 })
+  @ApiProperty({ type: 'integer', minimum: 1, example: 17 })
   id: number;
 
   @ApiProperty({ example: 'Green tea 100 g' })
@@ -52,7 +52,7 @@ export class ProductDto {
   @ApiProperty({ example: 'TEA-GRN-100' })
   sku: string;
 
-  @ApiProperty({ type: 'integer', example: 1250, description: 'Minor units (cents)' })
+  @ApiProperty({ type: 'integer', minimum: 0, example: 1250, description: 'Minor units (cents)' })
   price: number;
 
   @ApiProperty({ format: 'date-time' })
@@ -66,8 +66,7 @@ export class ProductListQueryDto extends PageQueryDto {
   @ApiPropertyOptional({
     minLength: 1,
     maxLength: 200,
-    example: 'tea',
-    description: 'Only products whose name contains this text, ignoring case',
+    description: 'Only products whose name contains this text, ignoring case (e.g. `tea`)',
   })
   @IsOptional()
   @Trimmed()

@@ -1,7 +1,7 @@
-import { ManualClock } from '../../common/clock/manual-clock';
+import { ManualClock } from '../../../test/support/manual-clock';
 import { DEFAULT_MAX_ENTRIES, MemoryRateLimitStorage } from './memory-rate-limit.storage';
-import { describeRateLimitStorage } from './rate-limit-storage.contract';
-import { benchmarkKey, measureHeapForDistinctKeys } from './rate-limit-storage.benchmark';
+import { describeRateLimitStorage } from '../../../test/support/rate-limit-storage.contract';
+import { benchmarkKey, measureHeapForDistinctKeys } from '../../../bench/lib/storage-benchmark';
 
 describeRateLimitStorage('memory', () => {
   const clock = new ManualClock('2025-01-01T00:00:00Z');
@@ -128,5 +128,19 @@ describe('MemoryRateLimitStorage', () => {
     });
     clock.advance(2400);
     expect(await storage.peek('k', 2500, 0)).toMatchObject({ timeToExpire: 1, timeToBlockExpire: 1 });
+  });
+
+  it('counts synchronously with incrementNow, on the same counters as increment', async () => {
+    const storage = new MemoryRateLimitStorage(clock);
+    expect(storage.incrementNow('k', 3000, 2, 0)).toEqual({
+      totalHits: 1,
+      timeToExpire: 3,
+      isBlocked: false,
+      timeToBlockExpire: 0,
+    });
+    expect((await storage.increment('k', 3000, 2, 0, 'default')).totalHits).toBe(2);
+    expect(storage.incrementNow('k', 3000, 2, 0)).toMatchObject({ totalHits: 3, isBlocked: true });
+    clock.advance(3000);
+    expect(storage.incrementNow('k', 3000, 2, 0)).toMatchObject({ totalHits: 1, isBlocked: false });
   });
 });

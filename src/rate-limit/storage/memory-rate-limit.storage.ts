@@ -67,6 +67,11 @@ export class MemoryRateLimitStorage implements RateLimitStorage {
     blockDuration: number,
     _throttlerName?: string,
   ): Promise<ThrottlerStorageRecord> {
+    return Promise.resolve(this.incrementNow(key, ttl, limit, blockDuration));
+  }
+
+  /** {@link increment} without the promise: the guard's synchronous path when the counters are in memory. */
+  incrementNow(key: string, ttl: number, limit: number, blockDuration: number): ThrottlerStorageRecord {
     const now = this.clock.nowMs();
     this.sweep(now);
     let counter = this.counters.get(key);
@@ -85,7 +90,7 @@ export class MemoryRateLimitStorage implements RateLimitStorage {
     // Only the hit that crosses the limit starts a block, so hammering a blocked key does not extend it.
     if (blockDuration > 0 && hits > limit && hits - 1 <= limit) counter.blockEnd = now + blockDuration;
     const blockEnd = counter.blockEnd;
-    return Promise.resolve(toRecord(hits, counter.windowEnd - now, blockEnd > now ? blockEnd - now : 0, limit));
+    return toRecord(hits, counter.windowEnd - now, blockEnd > now ? blockEnd - now : 0, limit);
   }
 
   peek(key: string, _ttlMs: number, limit: number): Promise<ThrottlerStorageRecord> {

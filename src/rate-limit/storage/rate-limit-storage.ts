@@ -11,6 +11,12 @@ import type { ThrottlerStorage } from '@nestjs/throttler';
 export type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
 /**
+ * A record plus, when the storage applied a limit other than the one asked for, that limit: while Redis is away
+ * each instance allows only its share of a fleet-wide limit, and the response headers must show what applied.
+ */
+export type RateLimitRecord = ThrottlerStorageRecord & { limit?: number };
+
+/**
  * Counters for the rate limiter and the failed-login lockout.
  *
  * Semantics shared by every implementation (contract.md, "Rate limiting"):
@@ -23,12 +29,26 @@ export type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increm
  * - The `throttlerName` of {@link ThrottlerStorage.increment} is ignored: callers put it into the key already.
  */
 export interface RateLimitStorage extends ThrottlerStorage {
+  increment(
+    key: string,
+    ttl: number,
+    limit: number,
+    blockDuration: number,
+    throttlerName: string,
+  ): Promise<RateLimitRecord>;
+
+  /**
+   * {@link increment} answered synchronously, for storages that can (process memory): the guard then decides
+   * without a promise. Storages that need I/O leave it out.
+   */
+  incrementNow?(key: string, ttl: number, limit: number, blockDuration: number): RateLimitRecord;
+
   /**
    * The counter's state without counting a hit: for the headers of a response that never reached the guard,
    * and for "is this e-mail locked out?" before a password is checked. A key never hit reads as 0 hits,
    * `timeToExpire` 0.
    */
-  peek(key: string, ttlMs: number, limit: number): Promise<ThrottlerStorageRecord>;
+  peek(key: string, ttlMs: number, limit: number): Promise<RateLimitRecord>;
 
   /** Forgets the key's hits and block (tests, administration). */
   reset(key: string): Promise<void>;

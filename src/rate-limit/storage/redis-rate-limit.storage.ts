@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type Redis from 'ioredis';
+import { DeadlineError, withDeadline } from '../../redis-client/circuit-breaker';
 import { RateLimitStorage, ThrottlerStorageRecord, toRecord } from './rate-limit-storage';
 
 export interface RedisRateLimitStorageOptions {
@@ -13,9 +14,9 @@ export const DEFAULT_REDIS_KEY_PREFIX = 'rl:';
 export const DEFAULT_REDIS_TIMEOUT_MS = 75;
 
 /** A check that did not answer in time; the command may still run on the server later. */
-export class RateLimitTimeoutError extends Error {
+export class RateLimitTimeoutError extends DeadlineError {
   constructor(timeoutMs: number) {
-    super(`rate-limit check exceeded ${timeoutMs} ms`);
+    super(timeoutMs, 'rate-limit check');
     this.name = 'RateLimitTimeoutError';
   }
 }
@@ -74,7 +75,9 @@ export class RedisRateLimitStorage implements RateLimitStorage {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
   }
 
-  async increment(
+  // increment, peek and check are plain promise chains rather than async functions: each async layer would add
+  // a promise and a turn of the microtask queue to every rate-limited request.
+  increment(
     key: string,
     ttl: number,
     limit: number,
@@ -84,7 +87,7 @@ export class RedisRateLimitStorage implements RateLimitStorage {
     return this.check(key, Math.max(1, Math.ceil(ttl)), limit, Math.max(0, Math.ceil(blockDuration)), '1');
   }
 
-  async peek(key: string, ttlMs: number, limit: number): Promise<ThrottlerStorageRecord> {
+  peek(key: string, ttlMs: number, limit: number): Promise<ThrottlerStorageRecord> {
     return this.check(key, Math.max(1, Math.ceil(ttlMs)), limit, 0, '0');
   }
 
@@ -99,7 +102,7 @@ export class RedisRateLimitStorage implements RateLimitStorage {
     return [`${tag}:h`, `${tag}:b`];
   }
 
-  private async check(
+  private check(
     key: string,
     ttl: number,
     limit: number,
@@ -108,45 +111,27 @@ export class RedisRateLimitStorage implements RateLimitStorage {
   ): Promise<ThrottlerStorageRecord> {
     const [hitsKey, blockKey] = this.keysOf(key);
     const args = [hitsKey, blockKey, ttl, limit, blockDuration, count];
-    const reply = (await this.withDeadline(this.evalCheck(args))) as [number, number, number];
-    const [hits, windowPttl, blockPttl] = reply;
-    return toRecord(hits, windowPttl > 0 ? windowPttl : 0, blockPttl > 0 ? blockPttl : 0, limit);
+    return this.withDeadline(this.evalCheck(args)).then((reply) => {
+      const [hits, windowPttl, blockPttl] = reply as [number, number, number];
+      return toRecord(hits, windowPttl > 0 ? windowPttl : 0, blockPttl > 0 ? blockPttl : 0, limit);
+    });
   }
 
-  private async evalCheck(args: (string | number)[]): Promise<unknown> {
-    try {
-      return await this.redis.evalsha(CHECK_SCRIPT_SHA, 2, ...args);
-    } catch (error) {
+  private evalCheck(args: (string | number)[]): Promise<unknown> {
+    return this.redis.evalsha(CHECK_SCRIPT_SHA, 2, ...args).catch((error: unknown) => {
       // After a restart or SCRIPT FLUSH the server has forgotten the script; EVAL runs and caches it again.
       // Safe to resend: NOSCRIPT means the first attempt ran nothing.
       if (error instanceof Error && error.message.startsWith('NOSCRIPT')) {
         return this.redis.eval(CHECK_SCRIPT, 2, ...args);
       }
       throw error;
-    }
+    });
   }
 
   private withDeadline<T>(work: Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      // Timers run before I/O in an event-loop turn: when this process was busy (a burst of requests), the
-      // timer fires while Redis's answer already waits unread in the socket. setImmediate runs after the I/O
-      // phase, so only a missing answer counts as a timeout, not our own lag, which would open the breaker
-      // and split the shared limit into per-instance ones exactly when a burst arrives.
-      const timer = setTimeout(
-        () => setImmediate(() => reject(new RateLimitTimeoutError(this.timeoutMs))),
-        this.timeoutMs,
-      );
-      work.then(
-        (value) => {
-          clearTimeout(timer);
-          resolve(value);
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      );
-    });
+    // A missed deadline is judged after the I/O phase (see withDeadline), so our own lag under a burst does not
+    // count as Redis being slow and open the breaker exactly when a burst arrives.
+    return withDeadline(work, this.timeoutMs, () => new RateLimitTimeoutError(this.timeoutMs));
   }
 }
 

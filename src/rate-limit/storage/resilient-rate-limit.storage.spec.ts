@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import Redis from 'ioredis';
 import { SystemClock } from '../../common/clock/clock';
-import { redisOptions } from '../../redis/redis.module';
+import { redisOptions } from '../../redis-client/redis-client.module';
 import { MemoryRateLimitStorage } from './memory-rate-limit.storage';
 import { RateLimitLogger } from './rate-limit-storage';
 import { RateLimitTimeoutError, RedisRateLimitStorage } from './redis-rate-limit.storage';
@@ -31,9 +31,13 @@ async function freePort(): Promise<number> {
 const servers = new Set<ChildProcess>();
 
 async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    REDIS_SERVER,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   servers.add(child);
   child.once('exit', () => servers.delete(child));
   let output = '';
@@ -137,7 +141,12 @@ describe('ResilientRateLimitStorage against a failing Redis', () => {
 
     await killRedis([...servers][0]);
     // Long enough for several cool-downs, so failed trials are part of what must not log again.
-    const latencies = await keepChecking(() => a.increment('during', 60_000, 5, 0, 'default'), () => false, 20, 1200);
+    const latencies = await keepChecking(
+      () => a.increment('during', 60_000, 5, 0, 'default'),
+      () => false,
+      20,
+      1200,
+    );
     const worst = Math.max(...latencies);
     console.log(`redis down: ${latencies.length} checks, worst ${worst.toFixed(1)} ms, fallbacks ${a.fallbackCount}`);
     expect(worst).toBeLessThan(DEADLINE_MS + LATENCY_SLACK_MS);
@@ -177,7 +186,12 @@ describe('ResilientRateLimitStorage against a failing Redis', () => {
       await expect(direct.increment('direct', 60_000, 5, 0, 'default')).rejects.toBeInstanceOf(RateLimitTimeoutError);
       expect(performance.now() - started).toBeLessThan(DEADLINE_MS + LATENCY_SLACK_MS);
 
-      const latencies = await keepChecking(() => storage.increment('hung', 60_000, 5, 0, 'default'), () => false, 10, 800);
+      const latencies = await keepChecking(
+        () => storage.increment('hung', 60_000, 5, 0, 'default'),
+        () => false,
+        10,
+        800,
+      );
       expect(Math.max(...latencies)).toBeLessThan(DEADLINE_MS + LATENCY_SLACK_MS);
       // Only the calls before the breaker opened waited for their deadline; after that, no waiting at all.
       expect(latencies.filter((ms) => ms >= DEADLINE_MS / 2).length).toBeLessThanOrEqual(3 + 3);
@@ -187,7 +201,12 @@ describe('ResilientRateLimitStorage against a failing Redis', () => {
       server.kill('SIGCONT');
     }
 
-    await keepChecking(() => storage.peek('hung', 60_000, 5), () => storage.state === 'closed', 50, 10_000);
+    await keepChecking(
+      () => storage.peek('hung', 60_000, 5),
+      () => storage.state === 'closed',
+      50,
+      10_000,
+    );
     expect(storage.state).toBe('closed');
     expect(log.events()).toEqual(['rate_limit_breaker_open', 'rate_limit_breaker_closed']);
   }, 20_000);
@@ -263,5 +282,54 @@ describe('ResilientRateLimitStorage breaker', () => {
       await storage.increment('k', 60_000, 100, 0, 'default');
     }
     expect(storage.state).toBe('closed');
+  });
+});
+
+describe('ResilientRateLimitStorage while Redis is away', () => {
+  /** A primary that fails every call, resets included, as a Redis that is down or too slow does. */
+  class FailingPrimary extends MemoryRateLimitStorage {
+    error: Error = new Error('down');
+    override increment(): never {
+      throw this.error;
+    }
+    override peek(): never {
+      throw this.error;
+    }
+    override reset(): never {
+      throw this.error;
+    }
+  }
+
+  it('clears the key without failing when Redis cannot (a login must not answer 500)', async () => {
+    for (const error of [new Error('Connection is closed.'), new RateLimitTimeoutError(75)]) {
+      const primary = new FailingPrimary(new SystemClock());
+      const memory = new MemoryRateLimitStorage(new SystemClock());
+      const storage = new ResilientRateLimitStorage(primary, memory, silent);
+      primary.error = error;
+      await storage.increment('k', 60_000, 10, 0, 'default');
+      await expect(storage.reset('k')).resolves.toBeUndefined();
+      expect((await memory.peek('k', 60_000, 10)).totalHits).toBe(0);
+    }
+  });
+
+  it('allows each instance ceil(limit / N) of the fleet limit, N as last seen, and says so in the record', async () => {
+    let fleet = 2;
+    const storage = new ResilientRateLimitStorage(
+      new FailingPrimary(new SystemClock()),
+      new MemoryRateLimitStorage(new SystemClock()),
+      silent,
+      { fleetSize: () => fleet },
+    );
+    const answers = [];
+    for (let i = 0; i < 16; i++) answers.push(await storage.increment('k', 60_000, 30, 0, 'default'));
+    expect(answers.map((record) => record.limit)).toEqual(Array(16).fill(15));
+    expect(answers.slice(0, 15).every((record) => !record.isBlocked)).toBe(true);
+    expect(answers[15].isBlocked).toBe(true);
+    expect(await storage.peek('k', 60_000, 30)).toMatchObject({ limit: 15, totalHits: 16 });
+
+    fleet = 3;
+    expect((await storage.increment('odd', 60_000, 10, 0, 'default')).limit).toBe(4);
+    fleet = 0; // never below one instance, never a limit of 0
+    expect((await storage.increment('one', 60_000, 1, 0, 'default')).limit).toBe(1);
   });
 });

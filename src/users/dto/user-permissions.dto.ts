@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayUnique, IsArray, IsIn } from 'class-validator';
-import type { Grant } from '../../membership/permission';
+import type { Grant } from '../../permissions/permission';
 import { GRANT_NAMES } from './users.dto';
 
 export class ReplacePermissionsDto {

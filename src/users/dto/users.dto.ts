@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayUnique, IsArray, IsEmail, IsIn, IsString, Length, MaxLength } from 'class-validator';
 import { CompanyRefDto, EmployeeRefDto } from '../../auth/dto/login-result.dto';
-import { ALL_PERMISSIONS, type Grant, PERMISSIONS } from '../../membership/permission';
+import { ALL_PERMISSIONS, type Grant, PERMISSIONS } from '../../permissions/permission';
 
 export const GRANT_NAMES = [...PERMISSIONS, ALL_PERMISSIONS];
 
@@ -33,7 +33,7 @@ export class EmployeeListDto {
 }
 
 export class CreateEmployeeDto {
-  @ApiProperty({ example: 'ann@acme.example' })
+  @ApiProperty({ format: 'email', example: 'ann@acme.example' })
   @IsEmail()
   @MaxLength(320)
   email: string;

@@ -1,26 +1,19 @@
-import { HttpStatus, Inject, Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager, IsNull } from 'typeorm';
-import { Clock } from '../../common/clock/clock';
-import { ApiError } from '../../common/errors/api-error';
-import { ErrorCode } from '../../common/errors/error-codes';
-import { Company } from '../../company/company.entity';
-import { Employee } from '../../employee/employee.entity';
-import { Membership } from '../../membership/membership.entity';
-import { RATE_LIMIT_STORAGE, type RateLimitStorage } from '../../rate-limit/storage/rate-limit-storage';
-import { sha256Hex } from '../credentials/credential.service';
-import type { Principal } from '../credentials/principal';
-import { RevocationBus } from '../credentials/revocation-bus';
-import { type LoginResult, toLoginResult } from '../login-result';
-import { IssuedToken, type TokenRevokeReason } from '../tokens/issued-token.entity';
-import { TokenIssuer } from '../tokens/token-issuer.service';
-import { SESSION_MAX_AGE_MS } from '../tokens/token-lifetime';
+import { HttpStatus, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { Principal } from '../auth/credentials/principal';
+import { RevocationBus } from '../auth/credentials/revocation-bus';
+import { sha256Hex } from '../auth/credentials/sha256';
+import type { LoginResult } from '../auth/login-result';
+import { IssuedToken } from '../auth/tokens/issued-token.entity';
+import { TokenIssuer } from '../auth/tokens/token-issuer.service';
+import { SESSION_MAX_AGE_MS } from '../auth/tokens/token-lifetime';
+import { Clock } from '../common/clock/clock';
+import { ApiError } from '../common/errors/api-error';
+import { ErrorCode } from '../common/errors/error-codes';
 import { LoginSession, type SessionEndReason } from './login-session.entity';
 
 /** A used refresh token seen again after this long is taken as stolen: the whole session ends. */
 export const REFRESH_REUSE_GRACE_MS = 10_000;
-/** contract.md: at most 10 working-company switches per 60 seconds per employee. */
-export const SWITCH_LIMIT = 10;
-export const SWITCH_WINDOW_MS = 60_000;
 
 export interface SessionView {
   id: string;
@@ -35,7 +28,7 @@ const blacklisted = (message: string) => new ApiError(ErrorCode.JwtBlacklisted, 
 const refreshInvalid = () =>
   new ApiError(ErrorCode.RefreshTokenInvalid, HttpStatus.UNAUTHORIZED, 'The refresh token is not valid.');
 
-/** Everything that happens to a login session after login: refresh, switch, logout and revocation. */
+/** Everything that happens to a login session after login but a company switch: refresh, logout, revocation. */
 @Injectable()
 export class SessionService {
   constructor(
@@ -43,7 +36,6 @@ export class SessionService {
     private readonly issuer: TokenIssuer,
     private readonly bus: RevocationBus,
     private readonly clock: Clock,
-    @Inject(RATE_LIMIT_STORAGE) private readonly counters: RateLimitStorage,
   ) {}
 
   /**
@@ -81,45 +73,9 @@ export class SessionService {
         .where('id = :id AND refresh_used_at IS NULL AND revoked_at IS NULL', { id: token.id })
         .execute();
       if (spent.affected !== 1) throw refreshInvalid();
-      return this.issueFor(manager, session, session.companyId, now);
+      return this.issuer.issueLoginResult(manager, session, session.companyId, now);
     });
     await this.bus.publish({ type: 'token', tokenId: token.id });
-    return result;
-  }
-
-  /** Moves the session to another company: same session and login time, a new token, the old one blacklisted. */
-  async switchCompany(principal: Principal, companyId: number): Promise<LoginResult> {
-    const attempts = await this.counters.increment(
-      `company-switch:${principal.employeeId}`,
-      SWITCH_WINDOW_MS,
-      SWITCH_LIMIT,
-      0,
-      'company-switch',
-    );
-    if (attempts.isBlocked) {
-      throw ApiError.accountRateLimited(attempts.timeToBlockExpire, 'Too many company switches; try again later.');
-    }
-    const now = this.clock.now();
-    const result = await this.dataSource.transaction(async (manager) => {
-      const member = await manager.findOneBy(Membership, { employeeId: principal.employeeId, companyId });
-      if (!member) {
-        throw new ApiError(
-          ErrorCode.CompanyNotMember,
-          HttpStatus.FORBIDDEN,
-          'The account does not belong to this company.',
-        );
-      }
-      const session = await manager.findOne(LoginSession, {
-        where: { id: principal.sessionId!, endedAt: IsNull() },
-        lock: { mode: 'pessimistic_write' },
-      });
-      if (!session) throw blacklisted('The session has ended.');
-      const revoked = await this.revokeTokens(manager, { id: principal.credentialId }, 'company_switch', now);
-      if (revoked !== 1) throw blacklisted('This token has already been replaced.');
-      await manager.update(LoginSession, { id: session.id }, { companyId, lastUsedAt: now });
-      return this.issueFor(manager, { ...session, companyId }, companyId, now);
-    });
-    await this.bus.publish({ type: 'token', tokenId: principal.credentialId });
     return result;
   }
 
@@ -174,33 +130,8 @@ export class SessionService {
         .set({ endedAt: now, endReason: reason })
         .where('id = :sessionId AND ended_at IS NULL', { sessionId })
         .execute();
-      await this.revokeTokens(manager, { sessionId }, 'session_revoked', now);
+      await this.issuer.revoke(manager, { sessionId }, 'session_revoked', now);
     });
     await this.bus.publish({ type: 'session', sessionId });
-  }
-
-  private async revokeTokens(
-    manager: EntityManager,
-    where: { id: string } | { sessionId: string },
-    reason: TokenRevokeReason,
-    now: Date,
-  ): Promise<number> {
-    const column = 'id' in where ? 'id' : 'session_id';
-    const result = await manager
-      .createQueryBuilder()
-      .update(IssuedToken)
-      .set({ revokedAt: now, revokeReason: reason })
-      .where(`${column} = :value AND revoked_at IS NULL`, { value: 'id' in where ? where.id : where.sessionId })
-      .execute();
-    return result.affected ?? 0;
-  }
-
-  private async issueFor(manager: EntityManager, session: LoginSession, companyId: number, now: Date) {
-    const company = await manager.findOneByOrFail(Company, { id: companyId });
-    const employee = await manager.findOneByOrFail(Employee, { id: session.employeeId });
-    const membership = await manager.findOneBy(Membership, { employeeId: session.employeeId, companyId });
-    if (!membership) throw blacklisted('The account no longer belongs to this company.');
-    const pair = await this.issuer.issue(manager, session, companyId, now);
-    return toLoginResult(pair, session, company, employee);
   }
 }

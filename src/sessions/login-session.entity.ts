@@ -1,6 +1,7 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
-export type SessionEndReason = 'logout' | 'revoked' | 'admin_revoked' | 'refresh_reuse';
+export type SessionEndReason =
+  'logout' | 'revoked' | 'admin_revoked' | 'refresh_reuse' | 'membership_removed' | 'password_changed';
 
 /** One login of one employee: it spans company switches and refreshes, and ends at logout or revocation. */
 @Entity({ name: 'login_session' })

@@ -1,0 +1,211 @@
+import { type FormEvent, useState } from 'react';
+import { type CompanyEmployee, describeError } from '../api';
+import { Alert, PermissionChips, PermissionPicker, useLoad } from '../components';
+import { covers, holds } from '../permissions';
+import { authed } from '../session';
+
+function AddEmployee({ held, onAdded }: { held: string[]; onAdded(name: string): void }) {
+  const [email, setEmail] = useState('');
+  const [name, setName] = useState('');
+  const [password, setPassword] = useState('');
+  const [permissions, setPermissions] = useState<string[]>([]);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const added = await authed<CompanyEmployee>('POST', '/v1/users', { email, name, password, permissions });
+      setEmail('');
+      setName('');
+      setPassword('');
+      setPermissions([]);
+      onAdded(added.name || added.email);
+    } catch (e) {
+      setError(describeError(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form onSubmit={(e) => void submit(e)} className="stack-tight">
+      {error && <Alert tone="error">{error}</Alert>}
+      <div className="field-grid">
+        <div className="field">
+          <label htmlFor="new-email">E-mail</label>
+          <input
+            id="new-email"
+            type="email"
+            autoComplete="off"
+            required
+            maxLength={320}
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor="new-name">Name</label>
+          <input id="new-name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor="new-password">Initial password</label>
+          <input
+            id="new-password"
+            type="password"
+            autoComplete="new-password"
+            required
+            minLength={8}
+            maxLength={256}
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
+          <span className="hint">At least 8 characters. Hand it over privately.</span>
+        </div>
+      </div>
+      <PermissionPicker legend="Permissions" held={held} value={permissions} onChange={setPermissions} />
+      <div>
+        <button className="button button-primary" type="submit" disabled={busy}>
+          {busy ? 'Adding…' : 'Add employee'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function EditPermissions({
+  employee,
+  held,
+  onDone,
+}: {
+  employee: CompanyEmployee;
+  held: string[];
+  onDone(saved: boolean): void;
+}) {
+  const [permissions, setPermissions] = useState<string[]>(employee.permissions);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await authed('PUT', `/v1/users/${employee.id}/permissions`, { permissions });
+      onDone(true);
+    } catch (e) {
+      setError(describeError(e));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form onSubmit={(e) => void submit(e)} className="stack-tight edit-panel">
+      {error && <Alert tone="error">{error}</Alert>}
+      <PermissionPicker
+        legend={`Permissions of ${employee.name || employee.email}`}
+        held={held}
+        value={permissions}
+        onChange={setPermissions}
+      />
+      <div className="button-row">
+        <button className="button button-primary" type="submit" disabled={busy}>
+          {busy ? 'Saving…' : 'Save permissions'}
+        </button>
+        <button className="button button-secondary" type="button" onClick={() => onDone(false)}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function Employees({ held, selfId }: { held: string[]; selfId: number }) {
+  const canRead = holds(held, 'users:read');
+  const canWrite = holds(held, 'users:write');
+  const { data, error, reload } = useLoad(
+    () => (canRead ? authed<{ data: CompanyEmployee[] }>('GET', '/v1/users') : Promise.resolve({ data: [] })),
+    [canRead],
+  );
+  const [editing, setEditing] = useState<number | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+
+  return (
+    <div className="stack">
+      {canRead && (
+        <section className="card" aria-labelledby="employees-title">
+          <h2 id="employees-title">Employees</h2>
+          {canWrite && (
+            <p className="muted">
+              You can change the permissions of someone who holds no more than you, and grant only what you hold. The
+              company always keeps one holder of <code>*</code>.
+            </p>
+          )}
+          {error ? (
+            <Alert tone="error">{describeError(error)}</Alert>
+          ) : !data ? (
+            <p className="muted">Loading…</p>
+          ) : (
+            <ul className="rows" aria-label="Employees">
+              {data.data.map((employee) => (
+                <li key={employee.id} className="row row-wrap" data-employee-id={employee.id}>
+                  <div className="row-main">
+                    <div className="row-title">
+                      {employee.name || employee.email}
+                      {employee.id === selfId && <span className="badge">You</span>}
+                    </div>
+                    <div className="row-meta">
+                      <span>{employee.email}</span>
+                    </div>
+                    <PermissionChips permissions={employee.permissions} />
+                  </div>
+                  {canWrite && covers(held, employee.permissions) && editing !== employee.id && (
+                    <div className="row-actions">
+                      <button
+                        className="button button-secondary"
+                        type="button"
+                        aria-label={`Change permissions of ${employee.name || employee.email}`}
+                        onClick={() => setEditing(employee.id)}
+                      >
+                        Change permissions
+                      </button>
+                    </div>
+                  )}
+                  {editing === employee.id && (
+                    <EditPermissions
+                      employee={employee}
+                      held={held}
+                      onDone={(saved) => {
+                        setEditing(null);
+                        if (saved) {
+                          setMessage(null);
+                          reload();
+                        }
+                      }}
+                    />
+                  )}
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      )}
+      {canWrite && (
+        <section className="card" aria-labelledby="add-title">
+          <h2 id="add-title">Add an employee</h2>
+          <p className="muted">They join this company with the permissions you choose (only ones you hold).</p>
+          {message && <Alert tone="success">{message}</Alert>}
+          <AddEmployee
+            held={held}
+            onAdded={(name) => {
+              setMessage(`${name} is added.`);
+              reload();
+            }}
+          />
+        </section>
+      )}
+    </div>
+  );
+}

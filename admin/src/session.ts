@@ -1,0 +1,136 @@
+import { create } from 'zustand';
+import { createJSONStorage, persist } from 'zustand/middleware';
+import { type Account, ApiError, request, SESSION_ENDING_CODES } from './api';
+
+/** The storage key of source §5.6: staff copy `state.account.jwt` from here. */
+export const STORAGE_KEY = 'MAIN::LoginAccount';
+
+/** Renew this long before the token expires, so a page left open never sends an expired token. */
+export const REFRESH_MARGIN_MS = 10 * 60 * 1000;
+
+interface LoginState {
+  account: Account | null;
+  /** Why the login screen is shown (logged out, session ended...); never persisted. */
+  notice: { text: string; tone: 'info' | 'warning' } | null;
+  setAccount(account: Account): void;
+  clearNotice(): void;
+}
+
+/**
+ * zustand's persist middleware writes exactly `{"state": {"account": {...}}, "version": 0}`, the shape contract.md
+ * fixes for `MAIN::LoginAccount`; `partialize` keeps the notice out of it.
+ */
+export const useLogin = create<LoginState>()(
+  persist(
+    (set) => ({
+      account: null,
+      notice: null,
+      setAccount: (account) => set({ account, notice: null }),
+      clearNotice: () => set({ notice: null }),
+    }),
+    {
+      name: STORAGE_KEY,
+      version: 0,
+      storage: createJSONStorage(() => localStorage),
+      partialize: (state) => ({ account: state.account }),
+    },
+  ),
+);
+
+const ENDED: Record<string, string> = {
+  error_jwt_blacklisted:
+    'Your session has ended: it was logged out, revoked or switched to another company elsewhere. Log in again.',
+  error_jwt_expired: 'Your login has expired. Log in again.',
+  error_session_max_age: 'Your session is more than 30 days old, the longest a session may last. Log in again.',
+  error_refresh_token_invalid: 'Your login could not be renewed. Log in again.',
+  error_jwt_hash_not_found: 'The service no longer recognises your login. Log in again.',
+};
+
+/** Back to the login screen: nothing of the login stays in storage. */
+export function endSession(text: string, tone: 'info' | 'warning' = 'warning'): void {
+  useLogin.setState({ account: null, notice: { text, tone } });
+  useLogin.persist.clearStorage();
+}
+
+function endIfSessionGone(error: unknown): void {
+  if (error instanceof ApiError && SESSION_ENDING_CODES.has(error.code) && useLogin.getState().account) {
+    endSession(ENDED[error.code] ?? 'Your session has ended. Log in again.');
+  }
+}
+
+/** A request with the page's token; an answer saying the token is dead returns the page to the login. */
+export async function authed<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const token = useLogin.getState().account?.jwt;
+  if (!token) throw new ApiError(401, 'error_jwt_is_required', 'You are not logged in.', null, false);
+  try {
+    return await request<T>(method, path, { token, body });
+  } catch (error) {
+    endIfSessionGone(error);
+    throw error;
+  }
+}
+
+let refreshing: Promise<void> | null = null;
+
+/**
+ * A token whose refresh did not move its expiry (the session's 30-day end caps it, or the service's day has not
+ * turned): renewing it again would only loop, so the page keeps it until it expires.
+ */
+let lastRenewable: string | null = null;
+
+export function isRenewable(account: Account): boolean {
+  return lastRenewable !== account.jwt;
+}
+
+/** Rotates the token and refresh token; one refresh at a time, since a refresh token works once. */
+export function refreshNow(): Promise<void> {
+  refreshing ??= (async () => {
+    const account = useLogin.getState().account;
+    if (!account) return;
+    try {
+      const renewed = await request<Account>('POST', '/v1/users/refreshtoken', {
+        body: { refresh_token: account.refresh_token },
+      });
+      if (Date.parse(renewed.expires_at) <= Date.parse(account.expires_at)) lastRenewable = renewed.jwt;
+      // Another tab may have logged out meanwhile; do not bring the login back.
+      if (useLogin.getState().account) useLogin.getState().setAccount(renewed);
+    } catch (error) {
+      // A network error or a rate limit leaves the token as is; the next timer or request tries again.
+      endIfSessionGone(error);
+    }
+  })().finally(() => {
+    refreshing = null;
+  });
+  return refreshing;
+}
+
+/** Milliseconds until the token should be renewed (0: now). */
+export function refreshDelay(account: Account, now = Date.now()): number {
+  return Math.max(0, Date.parse(account.expires_at) - REFRESH_MARGIN_MS - now);
+}
+
+export async function logOut(): Promise<void> {
+  const token = useLogin.getState().account?.jwt;
+  if (token) {
+    try {
+      await request('POST', '/v1/users/logout', { token });
+    } catch {
+      // Already ended or unreachable: the page forgets the login either way.
+    }
+  }
+  endSession('You are logged out.', 'info');
+}
+
+/** Another tab logged in, renewed, switched or logged out: follow it instead of holding a dead token. */
+export function followOtherTabs(): () => void {
+  const onStorage = (event: StorageEvent) => {
+    if (event.key !== STORAGE_KEY) return;
+    if (event.newValue === null) {
+      if (useLogin.getState().account) endSession('You logged out in another tab.', 'info');
+      return;
+    }
+    void useLogin.persist.rehydrate();
+  };
+  window.addEventListener('storage', onStorage);
+  return () => window.removeEventListener('storage', onStorage);
+}

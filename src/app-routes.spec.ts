@@ -1,0 +1,60 @@
+import { describeRule, routeRules } from '../test/support/route-rules';
+
+/**
+ * Every route's access rule and rate-limit rule, read from the decorators without a database or an app. A new
+ * route, or a changed rule, changes this table: review the line, then update it here in the same commit.
+ * (The working-company switch also has its own 10 per 60 s per employee, enforced by WorkingCompanyService.)
+ */
+const EXPECTED = `
+DELETE /v1/apikeys/:id                         permission apikeys:manage, JWT only      apikeys: 3 per 3 s
+DELETE /v1/products/:id                        permission products:write                products: 3 per 3 s
+DELETE /v1/users/sessions/:id                  JWT only                                 users: 3 per 3 s
+GET /health                                    public                                   not rate limited
+GET /health/live                               public                                   not rate limited
+GET /metrics                                   public                                   not rate limited
+GET /v1/apikeys                                permission apikeys:manage                apikeys: 30 per 3 s
+GET /v1/files/:id                              permission files:write                   files: 30 per 3 s
+GET /v1/marketingconversations                 permission marketingconversations:read   marketingconversations: 30 per 3 s
+GET /v1/marketingconversations/:id             permission marketingconversations:read   marketingconversations: 30 per 3 s
+GET /v1/marketingconversations/:id/messages    permission marketingconversations:read   marketingconversations: 30 per 3 s
+GET /v1/orders                                 permission orders:read                   orders: 30 per 3 s
+GET /v1/orders/:id                             permission orders:read                   orders: 30 per 3 s
+GET /v1/products                               permission products:read                 products: 30 per 3 s
+GET /v1/products/:id                           permission products:read                 products: 30 per 3 s
+GET /v1/users                                  permission users:read                    users: 30 per 3 s
+GET /v1/users/companies                        JWT only                                 users: 30 per 3 s
+GET /v1/users/me                               any credential                           users: 30 per 3 s
+GET /v1/users/sessions                         JWT only                                 users: 30 per 3 s
+POST /v1/apikeys                               permission apikeys:manage, JWT only      apikeys: 15 per 3 s
+POST /v1/files                                 permission files:write                   files: 30 per 3 s
+POST /v1/files/addimagefromurl                 permission files:write                   files: 30 per 3 s
+POST /v1/marketingconversations                permission marketingconversations:write  marketingconversations: 60 per 3 s
+POST /v1/marketingconversations/:id/messages   permission marketingconversations:write  marketingconversations: 60 per 3 s
+POST /v1/orders                                permission orders:write                  orders: 15 per 3 s
+POST /v1/products                              permission products:write                products: 15 per 3 s
+POST /v1/users                                 permission users:write                   users: 15 per 3 s
+POST /v1/users/authenticatefinish              public                                   users: 15 per 3 s
+POST /v1/users/authenticateinit                public                                   users: 15 per 3 s
+POST /v1/users/changeworkingcompany            JWT only                                 users: 15 per 3 s
+POST /v1/users/logout                          JWT only                                 users: 15 per 3 s
+POST /v1/users/refreshtoken                    public                                   users: 15 per 3 s
+PUT /v1/orders/:id                             permission orders:write                  orders: 15 per 3 s
+PUT /v1/products/:id                           permission products:write                products: 15 per 3 s
+PUT /v1/users/:id/permissions                  permission users:write                   users: 15 per 3 s
+`;
+
+describe('route rules', () => {
+  const rules = routeRules();
+
+  it('every route declares an access rule', () => {
+    expect(rules.filter((rule) => rule.auth === undefined).map((rule) => rule.route)).toEqual([]);
+  });
+
+  it('match the reviewed table', () => {
+    // Compared as sorted lines: a new line may be pasted anywhere, and a failure names only the lines that differ.
+    const expected = EXPECTED.trim()
+      .split('\n')
+      .sort((a, b) => a.localeCompare(b));
+    expect(rules.map(describeRule).sort((a, b) => a.localeCompare(b))).toEqual(expected);
+  });
+});

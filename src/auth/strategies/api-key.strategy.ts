@@ -1,0 +1,74 @@
+import { timingSafeEqual } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { Grant } from '../../permissions/permission';
+import { intersectGrants } from '../../permissions/permission';
+import type { Principal } from '../credentials/principal';
+import { sha256Hex } from '../credentials/sha256';
+import {
+  type CredentialStrategy,
+  type LookUpResult,
+  NOT_KEPT,
+  OWNER_COLUMNS,
+  type OwnerColumns,
+  ownerOf,
+} from './credential-strategy';
+
+interface ApiKeyRow extends OwnerColumns {
+  id: string;
+  secret_hash: string;
+  permissions: Grant[];
+  revoked_at: Date | null;
+  owner_permissions: Grant[] | null;
+}
+
+const API_KEY_ID = /^[A-Za-z0-9_-]{8,40}$/;
+
+/** API keys `key:secret`: the key id names the row, the secret's digest must match it. */
+@Injectable()
+export class ApiKeyStrategy implements CredentialStrategy {
+  constructor(private readonly dataSource: DataSource) {}
+
+  accepts(header: string): boolean {
+    return header.includes(':');
+  }
+
+  /** A key id and secret are random: only the database can tell a real one from an invented one. */
+  vouchesFor(): boolean {
+    return false;
+  }
+
+  async lookUp(header: string): Promise<LookUpResult> {
+    const separator = header.indexOf(':');
+    const keyId = header.slice(0, separator);
+    const secretDigest = Buffer.from(sha256Hex(header.slice(separator + 1)), 'hex');
+    if (!API_KEY_ID.test(keyId)) return NOT_KEPT;
+
+    const rows: ApiKeyRow[] = await this.dataSource.query(
+      `SELECT k.id, k.secret_hash, k.employee_id, k.company_id, k.permissions, k.revoked_at,
+              m.permissions AS owner_permissions, ${OWNER_COLUMNS}
+         FROM api_key k
+         JOIN employee e ON e.id = k.employee_id
+         JOIN company c ON c.id = k.company_id
+         LEFT JOIN membership m ON m.employee_id = k.employee_id AND m.company_id = k.company_id
+        WHERE k.key_id = $1`,
+      [keyId],
+    );
+    const row = rows[0];
+    // Compare digests in constant time, against a stand-in when the key id is unknown, so timing says nothing.
+    const stored = Buffer.from(row?.secret_hash ?? '0'.repeat(64), 'hex');
+    if (!timingSafeEqual(stored, secretDigest) || !row) return { status: 'not_found', keep: true };
+    if (row.revoked_at || !row.owner_permissions) return { status: 'blacklisted', keep: true };
+    const principal: Principal = {
+      kind: 'api_key',
+      employeeId: row.employee_id,
+      companyId: row.company_id,
+      // Never more than the owner holds now, whatever the key was given when it was made.
+      permissions: intersectGrants(row.permissions, row.owner_permissions),
+      sessionId: null,
+      credentialId: row.id,
+      ...ownerOf(row),
+    };
+    return { status: 'valid', principal, expiresAtMs: Number.POSITIVE_INFINITY };
+  }
+}

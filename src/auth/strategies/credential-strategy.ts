@@ -1,0 +1,49 @@
+import type { Principal } from '../credentials/principal';
+
+/** What one look-up found; {@link CredentialService} turns it into a cache entry and a verdict. */
+export type LookUpResult =
+  | { status: 'valid'; principal: Principal; expiresAtMs: number }
+  /**
+   * `keep: false` when decided without the database (bad signature, malformed key id): deciding again is
+   * cheaper than remembering, and a flood of such values must not fill the cache.
+   */
+  | { status: 'blacklisted' | 'not_found'; keep: boolean };
+
+/**
+ * One kind of credential (a JWT, an API key): recognises its form and looks it up. Strategies hold no cache and
+ * no request state; {@link CredentialService} picks the first whose {@link accepts} says yes.
+ */
+export interface CredentialStrategy {
+  /** Whether the `Authorization` value has this kind's form (contract.md: `key:secret` is an API key). */
+  accepts(header: string): boolean;
+  /**
+   * From memory only: whether the header proves it was issued by this service (a JWT with our valid signature),
+   * so that looking it up cannot be abused by inventing values. API keys cannot prove that without the database.
+   */
+  vouchesFor(header: string): boolean;
+  /** Verifies the credential and loads its principal; `headerHash` is the SHA-256 hex of the whole header. */
+  lookUp(header: string, headerHash: string): Promise<LookUpResult>;
+}
+
+/** The strategies in the order they are asked; registered by AuthModule. */
+export const CREDENTIAL_STRATEGIES = Symbol('CREDENTIAL_STRATEGIES');
+
+export const NOT_KEPT: LookUpResult = { status: 'not_found', keep: false };
+
+/** Who a credential belongs to, read in the same query as the credential itself. */
+export interface OwnerColumns {
+  employee_id: number;
+  employee_email: string;
+  employee_name: string;
+  company_id: number;
+  company_name: string;
+}
+
+export const OWNER_COLUMNS = `e.email AS employee_email, e.name AS employee_name, c.name AS company_name`;
+
+export function ownerOf(row: OwnerColumns): Pick<Principal, 'employee' | 'company'> {
+  return {
+    employee: { id: row.employee_id, email: row.employee_email, name: row.employee_name },
+    company: { id: row.company_id, name: row.company_name },
+  };
+}

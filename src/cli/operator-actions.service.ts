@@ -1,0 +1,122 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { RevocationBus } from '../auth/credentials/revocation-bus';
+import { Clock } from '../common/clock/clock';
+import { ApiError } from '../common/errors/api-error';
+import {
+  EmployeeService,
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+  normalizeEmail,
+} from '../employee/employee.service';
+import { PasswordHasher } from '../employee/password-hasher';
+import { MembershipService } from '../membership/membership.service';
+import type { Grant } from '../permissions/permission';
+
+export interface MembershipView {
+  employee_id: number;
+  company_id: number;
+  permissions: Grant[];
+}
+
+/**
+ * The operator's changes to accounts (contract.md, CLI). Each one is stored first, in one transaction, and then
+ * announced on the revocation bus, so every running instance drops what it remembered about the employee's
+ * credentials and the change holds on the next request there: the operator's prompt returns only after the
+ * instances have confirmed (bounded by the bus's wait).
+ */
+@Injectable()
+export class OperatorActionsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly employees: EmployeeService,
+    private readonly memberships: MembershipService,
+    private readonly hasher: PasswordHasher,
+    private readonly bus: RevocationBus,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Adds or replaces a membership; narrowed permissions apply to every live token and API key at once. */
+  async grant(email: string, companyId: number, permissions: Grant[]): Promise<MembershipView> {
+    const membership = await this.memberships.grant(email, companyId, permissions);
+    await this.bus.publish({ type: 'membership', employeeId: membership.employeeId, companyId });
+    return {
+      employee_id: membership.employeeId,
+      company_id: membership.companyId,
+      permissions: membership.permissions,
+    };
+  }
+
+  /**
+   * Takes an employee out of a company: the membership goes, and so do the employee's credentials there —
+   * tokens issued for that company are blacklisted, sessions whose working company it is are ended, and API
+   * keys of that company are revoked. Sessions working in another company go on.
+   */
+  async removeMembership(email: string, companyId: number): Promise<{ employee_id: number; company_id: number }> {
+    const employee = await this.employees.findByEmail(email);
+    if (!employee) throw ApiError.notFound(`no employee has the e-mail ${normalizeEmail(email)}`);
+    const now = this.clock.now();
+    await this.dataSource.transaction(async (manager) => {
+      const removed: unknown[] = await manager.query(
+        `WITH removed AS (DELETE FROM membership WHERE employee_id = $1 AND company_id = $2 RETURNING 1)
+         SELECT count(*)::int AS count FROM removed`,
+        [employee.id, companyId],
+      );
+      if ((removed[0] as { count: number }).count !== 1) {
+        throw ApiError.notFound(`${employee.email} is not a member of company ${companyId}`);
+      }
+      await manager.query(
+        `UPDATE issued_token SET revoked_at = $3, revoke_reason = 'membership_removed'
+          WHERE company_id = $2 AND revoked_at IS NULL
+            AND session_id IN (SELECT id FROM login_session WHERE employee_id = $1)`,
+        [employee.id, companyId, now],
+      );
+      await manager.query(
+        `UPDATE login_session SET ended_at = $3, end_reason = 'membership_removed'
+          WHERE employee_id = $1 AND company_id = $2 AND ended_at IS NULL`,
+        [employee.id, companyId, now],
+      );
+      await manager.query(
+        'UPDATE api_key SET revoked_at = $3 WHERE employee_id = $1 AND company_id = $2 AND revoked_at IS NULL',
+        [employee.id, companyId, now],
+      );
+    });
+    // One notice covers every cached credential of the employee in that company, JWTs and API keys alike.
+    await this.bus.publish({ type: 'membership', employeeId: employee.id, companyId });
+    return { employee_id: employee.id, company_id: companyId };
+  }
+
+  /** Replaces the password and ends every session of the employee (API keys are not sessions and stay). */
+  async setPassword(email: string, password: string): Promise<{ id: number; email: string }> {
+    if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
+      const message = `must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters long`;
+      throw ApiError.validation(`password ${message}`, [{ field: 'password', message }]);
+    }
+    const employee = await this.employees.findByEmail(email);
+    if (!employee) throw ApiError.notFound(`no employee has the e-mail ${normalizeEmail(email)}`);
+    const passwordHash = await this.hasher.hash(password);
+    const now = this.clock.now();
+    const ended = await this.dataSource.transaction(async (manager) => {
+      await manager.query('UPDATE employee SET password_hash = $2, updated_at = $3 WHERE id = $1', [
+        employee.id,
+        passwordHash,
+        now,
+      ]);
+      const sessions: Array<{ id: string }> = await manager.query(
+        `WITH ended AS (
+           UPDATE login_session SET ended_at = $2, end_reason = 'password_changed'
+            WHERE employee_id = $1 AND ended_at IS NULL RETURNING id)
+         SELECT id FROM ended`,
+        [employee.id, now],
+      );
+      await manager.query(
+        `UPDATE issued_token SET revoked_at = $2, revoke_reason = 'password_changed'
+          WHERE revoked_at IS NULL AND session_id IN (SELECT id FROM login_session WHERE employee_id = $1)`,
+        [employee.id, now],
+      );
+      return sessions.map((session) => session.id);
+    });
+    await Promise.all(ended.map((sessionId) => this.bus.publish({ type: 'session', sessionId })));
+    return { id: employee.id, email: employee.email };
+  }
+}

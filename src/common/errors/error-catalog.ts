@@ -1,0 +1,122 @@
+import type { FieldError } from './api-error';
+import { ErrorCode } from './error-codes';
+
+export interface ErrorCodeEntry {
+  /** The one HTTP status this code is answered with (contract.md "Error bodies"). */
+  status: number;
+  /** When the service answers it, in words a client developer reads in the OpenAPI document. */
+  when: string;
+  /** A message the service really sends with this code (the OpenAPI example). */
+  example: string;
+  details?: FieldError[];
+}
+
+/**
+ * Status, meaning and a real example of every error code. Typed over {@link ErrorCode}, so a new code cannot be
+ * added without its documentation; the OpenAPI document's error examples come from here.
+ */
+export const ERROR_CATALOG: Record<ErrorCode, ErrorCodeEntry> = {
+  [ErrorCode.Validation]: {
+    status: 400,
+    when: 'a body, query or path value fails validation (one `details` entry per problem), or the JSON is malformed',
+    example: 'company_id must be an integer number',
+    details: [{ field: 'company_id', message: 'company_id must be an integer number' }],
+  },
+  [ErrorCode.BadRequest]: {
+    status: 400,
+    when: 'the HTTP request itself is malformed (bad header syntax, bad framing); decided before routing',
+    example: 'The HTTP request is malformed.',
+  },
+  [ErrorCode.InvalidCredentials]: {
+    status: 401,
+    when: 'wrong e-mail or password (the same answer for both)',
+    example: 'The e-mail or password is wrong.',
+  },
+  [ErrorCode.RefreshTokenInvalid]: {
+    status: 401,
+    when: 'unknown, malformed or already used refresh token',
+    example: 'The refresh token is not valid.',
+  },
+  [ErrorCode.SessionMaxAge]: {
+    status: 400,
+    when: 'refresh more than 30 days after login: log in again',
+    example: 'The session is more than 30 days old; log in again.',
+  },
+  [ErrorCode.CompanyNotMember]: {
+    status: 403,
+    when: "company_id is not one of the account's companies",
+    example: 'The account does not belong to this company.',
+  },
+  [ErrorCode.PermissionDenied]: {
+    status: 403,
+    when: 'the credential lacks the permission the operation needs, or an API key calls a login-only operation',
+    example: 'This operation needs the permission products:write.',
+  },
+  [ErrorCode.NotFound]: {
+    status: 404,
+    when: 'no such record in the current company (records of other companies and malformed ids included)',
+    example: 'No such product.',
+  },
+  [ErrorCode.PayloadTooLarge]: {
+    status: 413,
+    when: 'the body is over the limit (1 MiB of JSON; uploads: FILES_MAX_BYTES)',
+    example: 'The request body is larger than the 1 MiB limit.',
+  },
+  [ErrorCode.UnsupportedMediaType]: {
+    status: 415,
+    when: 'a body that is not of the media type the operation takes (application/json unless stated)',
+    example: 'The request body must be application/json.',
+  },
+  [ErrorCode.UriTooLong]: {
+    status: 414,
+    when: 'the path or query string is over the limit; decided before routing',
+    example: 'The request URI is too long.',
+  },
+  [ErrorCode.HeadersTooLarge]: {
+    status: 431,
+    when: 'the request headers are over the limit; decided before routing',
+    example: 'The request headers are too large.',
+  },
+  [ErrorCode.Internal]: {
+    status: 500,
+    when: 'anything unexpected; `correlation_id` (also the X-Request-Id header) identifies it in the logs',
+    example: 'An unexpected error occurred. Quote the correlation id when reporting it.',
+  },
+  [ErrorCode.ServiceUnavailable]: {
+    status: 503,
+    when: 'the database cannot be reached, or the instance is shutting down: retry shortly',
+    example: 'The database cannot be reached; try again shortly.',
+  },
+  [ErrorCode.JwtIsRequired]: {
+    status: 401,
+    when: 'no Authorization header',
+    example: 'This API needs an Authorization header.',
+  },
+  [ErrorCode.JwtQueryNotAllowed]: {
+    status: 401,
+    when: 'a credential in the `__jwtAuthorization` query parameter (refused on every operation)',
+    example: 'Credentials are not accepted in the query string; send them in the Authorization header.',
+  },
+  [ErrorCode.JwtHashNotFound]: {
+    status: 401,
+    when: 'unknown, malformed, wrongly signed or `Bearer `-prefixed credential',
+    example: 'The credential is not valid. Send the raw token or API key, without a Bearer prefix.',
+  },
+  [ErrorCode.JwtBlacklisted]: {
+    status: 400,
+    when: 'the token or key was revoked (logout, company switch, refresh, session or key revoked)',
+    example: 'The credential has been revoked (logout, company switch or revocation).',
+  },
+  [ErrorCode.JwtExpired]: {
+    status: 400,
+    when: 'the token has expired: refresh it',
+    example: 'The token has expired; refresh it.',
+  },
+  [ErrorCode.RateLimitExceed]: {
+    status: 429,
+    when: 'a rate limit is reached: wait Retry-After seconds',
+    example: 'Request limit for the window exceeded.',
+  },
+};
+
+export const isErrorCode = (value: string): value is ErrorCode => Object.hasOwn(ERROR_CATALOG, value);

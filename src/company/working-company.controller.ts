@@ -1,0 +1,49 @@
+import { Body, Controller, Get, HttpCode, HttpStatus, Post } from '@nestjs/common';
+import {
+  ApiForbiddenResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiTooManyRequestsResponse,
+} from '@nestjs/swagger';
+import { Auth, CurrentPrincipal } from '../auth/auth.decorator';
+import type { Principal } from '../auth/credentials/principal';
+import { LoginResultDto } from '../auth/dto/login-result.dto';
+import { ErrorBodySchema } from '../common/errors/error-body.schema';
+import { AccountCompanyListDto, ChangeWorkingCompanyDto } from './dto/working-company.dto';
+import { WorkingCompanyService } from './working-company.service';
+
+/** The working-company switch and the switcher's list; the paths sit in the `users` API group, as the source's do. */
+@ApiTags('users: authentication')
+@Controller({ path: 'users', version: '1' })
+export class WorkingCompanyController {
+  constructor(private readonly workingCompany: WorkingCompanyService) {}
+
+  @Post('changeworkingcompany')
+  @Auth({ jwtOnly: true })
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    summary: 'Switch the session to another company of the account (at most 10 per 60 s per employee)',
+    description: 'The previous token is blacklisted; the session and its login time are kept.',
+  })
+  @ApiOkResponse({ type: LoginResultDto })
+  @ApiForbiddenResponse({ description: 'error_company_not_member', type: ErrorBodySchema })
+  @ApiTooManyRequestsResponse({
+    description: 'More than 10 switches within 60 seconds by this employee (body in the object form)',
+    example: { error: ['error_rate_limit_exceed'], message: 'Too many company switches; try again later.' },
+  })
+  changeWorkingCompany(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: ChangeWorkingCompanyDto,
+  ): Promise<LoginResultDto> {
+    return this.workingCompany.switchCompany(principal, body.company_id);
+  }
+
+  @Get('companies')
+  @Auth({ jwtOnly: true })
+  @ApiOperation({ summary: "The account's companies, the token's own marked current (for a company switcher)" })
+  @ApiOkResponse({ type: AccountCompanyListDto })
+  async listCompanies(@CurrentPrincipal() principal: Principal): Promise<AccountCompanyListDto> {
+    return { companies: await this.workingCompany.companiesOf(principal) };
+  }
+}

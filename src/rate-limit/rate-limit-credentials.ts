@@ -1,0 +1,26 @@
+import type { FastifyRequest } from 'fastify';
+
+/** The token hash of a request without a valid credential (contract.md, Rate limiting). */
+export const NO_CREDENTIAL = '-';
+
+/**
+ * All the rate limiter asks about a request's credential, as a port: the auth module implements it (see
+ * AuthModule's providers), the limiter never sees strategies, caches or principals.
+ */
+export abstract class RateLimitCredentials {
+  /**
+   * From memory only (no I/O, no await): the token hash (16 hex characters) of a credential known to be valid,
+   * {@link NO_CREDENTIAL} for one known not to be (absent, malformed, revoked, expired), `undefined` when only a
+   * look-up can tell.
+   */
+  abstract knownTokenHash(request: FastifyRequest): string | undefined;
+
+  /**
+   * From memory only: whether a credential {@link knownTokenHash} cannot judge yet was provably issued by the
+   * service (a JWT with a valid signature), so looking it up before counting it cannot be abused.
+   */
+  abstract vouchedFor(request: FastifyRequest): boolean;
+
+  /** The same answer, looking the credential up when memory cannot tell (concurrent asks share one look-up). */
+  abstract tokenHash(request: FastifyRequest): Promise<string>;
+}

@@ -1,0 +1,132 @@
+import type { ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
+import type { ThrottlerModuleOptions } from '@nestjs/throttler';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ManualClock } from '../../test/support/manual-clock';
+import { ApiError } from '../common/errors/api-error';
+import { NO_CREDENTIAL, RateLimitCredentials } from './rate-limit-credentials';
+import { counterKey, memoryTracker, RateLimitGuard } from './rate-limit.guard';
+import type { RateLimitPolicy, RouteLimits } from './rate-limit.policy';
+import { MemoryRateLimitStorage } from './storage/memory-rate-limit.storage';
+import type { RateLimitStorage } from './storage/rate-limit-storage';
+
+const LIMIT = 2;
+
+class StubCredentials extends RateLimitCredentials {
+  /** What memory knows of the header: a token hash, `-`, or nothing yet. */
+  known: string | undefined = '0123456789abcdef';
+  lookUps = 0;
+
+  knownTokenHash(): string | undefined {
+    return this.known;
+  }
+
+  vouchedFor(): boolean {
+    return false;
+  }
+
+  async tokenHash(): Promise<string> {
+    this.lookUps++;
+    return '0123456789abcdef';
+  }
+}
+
+class UsersController {
+  me(): void {}
+}
+
+function setUp(options: { skip?: boolean; storage?: RateLimitStorage } = {}) {
+  const route: RouteLimits = { group: 'users', limits: {}, skip: options.skip ?? false };
+  const policy = { route: () => route, limitForContext: () => LIMIT } as unknown as RateLimitPolicy;
+  const credentials = new StubCredentials();
+  const counters = options.storage ?? new MemoryRateLimitStorage(new ManualClock('2025-01-01T00:00:00Z'));
+  const throttlerOptions: ThrottlerModuleOptions = {
+    throttlers: [{ name: 'default', ttl: 3000, blockDuration: 0, limit: (context) => policy.limitForContext(context) }],
+    getTracker: memoryTracker(policy, credentials),
+    generateKey: (_context, tracker) => counterKey(tracker),
+  };
+  const guard = new RateLimitGuard(throttlerOptions, counters, new Reflector(), policy, credentials);
+  return { guard, credentials, counters };
+}
+
+function request() {
+  const headers = new Map<string, unknown>();
+  const context = new ExecutionContextHost(
+    [
+      { ip: '203.0.113.7', method: 'GET', headers: {} } as unknown as FastifyRequest,
+      { header: (name: string, value: unknown) => headers.set(name, value) } as unknown as FastifyReply,
+    ],
+    UsersController,
+    UsersController.prototype.me,
+  );
+  context.setType('http');
+  return { context: context as ExecutionContext, headers };
+}
+
+describe('RateLimitGuard', () => {
+  it('decides synchronously for a credential judged from memory with counters in memory, 429 included', async () => {
+    const { guard } = setUp();
+    await guard.onModuleInit();
+    for (let i = 1; i <= LIMIT; i++) {
+      const { context, headers } = request();
+      expect(guard.canActivate(context)).toBe(true);
+      expect(Object.fromEntries(headers)).toEqual({
+        'x-rate-limit-limit': LIMIT,
+        'x-rate-limit-remaining': LIMIT - i,
+        'x-rate-limit-identifier': '203.0.113.7|GET|users|0123456789abcdef',
+      });
+    }
+    const { context, headers } = request();
+    expect(() => guard.canActivate(context)).toThrow(ApiError);
+    expect(headers.get('x-rate-limit-remaining')).toBe(0);
+  });
+
+  it("takes the throttler's own path for a credential memory cannot judge yet, and looks it up once", async () => {
+    const { guard, credentials, counters } = setUp();
+    await guard.onModuleInit();
+    credentials.known = undefined;
+    const { context, headers } = request();
+    const answer = guard.canActivate(context);
+    expect(answer).toBeInstanceOf(Promise);
+    await expect(answer).resolves.toBe(true);
+    expect(credentials.lookUps).toBe(1);
+    expect(headers.get('x-rate-limit-identifier')).toBe('203.0.113.7|GET|users|0123456789abcdef');
+    // Counted under `-` first (the unjudged key's counter), then on its own.
+    const noCredential = counterKey(`203.0.113.7|GET|users|${NO_CREDENTIAL}`);
+    expect((await counters.peek(noCredential, 3000, LIMIT)).totalHits).toBe(1);
+  });
+
+  it('with counters that need I/O, answers after the one count, with the same headers and 429', async () => {
+    const memory = new MemoryRateLimitStorage(new ManualClock('2025-01-01T00:00:00Z'));
+    let increments = 0;
+    const remote: RateLimitStorage = {
+      increment: (...args) => {
+        increments++;
+        return memory.increment(...args);
+      },
+      peek: (...args) => memory.peek(...args),
+      reset: (key) => memory.reset(key),
+    };
+    const { guard } = setUp({ storage: remote });
+    await guard.onModuleInit();
+    for (let i = 1; i <= LIMIT; i++) {
+      const { context, headers } = request();
+      const answer = guard.canActivate(context);
+      expect(answer).toBeInstanceOf(Promise);
+      await expect(answer).resolves.toBe(true);
+      expect(headers.get('x-rate-limit-remaining')).toBe(LIMIT - i);
+    }
+    await expect(guard.canActivate(request().context)).rejects.toBeInstanceOf(ApiError);
+    expect(increments).toBe(LIMIT + 1);
+  });
+
+  it('does not count a route exempt by @NoRateLimit()', async () => {
+    const { guard, counters } = setUp({ skip: true });
+    await guard.onModuleInit();
+    const { context, headers } = request();
+    expect(guard.canActivate(context)).toBe(true);
+    expect(headers.size).toBe(0);
+    expect((await counters.peek(counterKey('203.0.113.7|GET|users|0123456789abcdef'), 3000, LIMIT)).totalHits).toBe(0);
+  });
+});

@@ -1,0 +1,81 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+
+/** Debian's Chromium (`apt-get install -y chromium`); Playwright's own browser downloads are never used. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** Where the browser tests write their screenshots (git-ignored). */
+export const SCREENSHOT_DIR = resolve(__dirname, '..', '..', 'test-results', 'admin-page');
+
+/**
+ * Whether the browser tests can run here. In CI (`CI=true`) a missing browser is a failure, never a skip;
+ * on a developer's machine the suite says how to install it and skips.
+ */
+export function browserAvailable(): boolean {
+  if (existsSync(CHROMIUM)) return true;
+  if (process.env.CI === 'true') {
+    throw new Error(`${CHROMIUM} is missing: the browser tests need it (apt-get install -y chromium).`);
+  }
+  process.stderr.write(
+    `\n!! ${CHROMIUM} is missing: the /admin browser tests are SKIPPED (apt-get install -y chromium)\n\n`,
+  );
+  return false;
+}
+
+export interface Browser {
+  context: BrowserContext;
+  /** Uncaught page errors and console errors, for the test that asserts there were none. */
+  problems: string[];
+  newPage(): Promise<Page>;
+  close(): Promise<void>;
+}
+
+/** Network answers the tests provoke on purpose (wrong password, a revoked token) that Chromium logs as errors. */
+const EXPECTED_CONSOLE = /^Failed to load resource: the server responded with a status of (400|401|403|429)\b/;
+
+/** Chromium with a fresh profile in a temporary folder, clipboard allowed (the copy buttons are tested). */
+export async function launchBrowser(): Promise<Browser> {
+  const profile = mkdtempSync(join(tmpdir(), 'staff-auth-chromium-'));
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1100, height: 800 },
+    permissions: ['clipboard-read', 'clipboard-write'],
+    timeout: 30_000,
+  });
+  const problems: string[] = [];
+  const watch = (page: Page) => {
+    page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !EXPECTED_CONSOLE.test(message.text())) {
+        problems.push(`console: ${message.text()}`);
+      }
+    });
+  };
+  context.pages().forEach(watch);
+  context.on('page', watch);
+  return {
+    context,
+    problems,
+    newPage: async () => context.pages()[0] ?? (await context.newPage()),
+    close: async () => {
+      await context.close().catch(() => undefined);
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import { connect } from 'node:net';
+
+export interface RawAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  /** Everything received, headers included. */
+  raw: string;
+  /** How the connection ended first: the server's FIN (`end`), or an error such as ECONNRESET/EPIPE. */
+  ending: 'end' | string;
+  /** Every socket error seen, also after the FIN: a reset while the client still writes shows up here. */
+  errors: string[];
+}
+
+export interface RawRequest {
+  /** The bytes up to and including the blank line after the headers. */
+  head: string;
+  /** Sent after the head one by one, `delayMs` apart, unless the socket has ended. */
+  chunks?: Buffer[];
+  delayMs?: number;
+  /** Keep sending the body after the server's answer and FIN (a client that does not read while writing). */
+  keepSending?: boolean;
+  timeoutMs?: number;
+}
+
+function parse(raw: string): Pick<RawAnswer, 'status' | 'headers' | 'body'> {
+  const split = raw.indexOf('\r\n\r\n');
+  const head = split === -1 ? raw : raw.slice(0, split);
+  const [statusLine, ...lines] = head.split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return { status: Number(statusLine?.split(' ')[1] ?? 0), headers, body: split === -1 ? '' : raw.slice(split + 4) };
+}
+
+/**
+ * One request over a bare TCP socket, so a test sees what a client sees on the wire: the exact answer, and
+ * whether the connection ended with a FIN or a reset (which HTTP client libraries blur).
+ */
+export function rawRequest(port: number, request: RawRequest): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: request.keepSending === true });
+    const received: Buffer[] = [];
+    let ending: string | undefined;
+    const errors: string[] = [];
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(
+        new Error(`no end of the connection within ${request.timeoutMs ?? 15_000} ms: ${Buffer.concat(received)}`),
+      );
+    }, request.timeoutMs ?? 15_000);
+    socket.on('data', (chunk) => received.push(chunk));
+    socket.on('end', () => (ending ??= 'end'));
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      ending ??= error.code ?? error.message;
+      errors.push(error.code ?? error.message);
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      const raw = Buffer.concat(received).toString('utf8');
+      resolve({ ...parse(raw), raw, ending: ending ?? 'closed', errors });
+    });
+    socket.write(request.head);
+    void (async () => {
+      for (const chunk of request.chunks ?? []) {
+        if (socket.destroyed || (!request.keepSending && ending !== undefined)) return;
+        if (!socket.write(chunk)) await new Promise((resolve) => socket.once('drain', resolve));
+        if (request.delayMs) await new Promise((resolve) => setTimeout(resolve, request.delayMs));
+      }
+      if (request.keepSending && !socket.destroyed) socket.end();
+    })().catch(() => undefined);
+  });
+}
+
+/** `total` bytes as `size`-byte pieces, as Content-Length framing sends them. */
+export function pieces(total: number, size: number, fill = 'a'): Buffer[] {
+  const out: Buffer[] = [];
+  for (let sent = 0; sent < total; sent += size) out.push(Buffer.alloc(Math.min(size, total - sent), fill));
+  return out;
+}
+
+/** The same bytes in chunked transfer coding, with the terminating zero-length chunk. */
+export function chunked(parts: Buffer[]): Buffer[] {
+  return [
+    ...parts.map((part) => Buffer.concat([Buffer.from(`${part.length.toString(16)}\r\n`), part, Buffer.from('\r\n')])),
+    Buffer.from('0\r\n\r\n'),
+  ];
+}
