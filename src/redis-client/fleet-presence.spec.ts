@@ -26,19 +26,18 @@ describe('FleetPresence', () => {
   const clients: Redis[] = [];
   const presences: FleetPresence[] = [];
 
-  async function presence(): Promise<FleetPresence> {
+  async function presence(key = 'fleet-test:instances', intervalMs?: number): Promise<FleetPresence> {
     const redis = new Redis({ ...redisOptions(), host: '127.0.0.1', port, lazyConnect: true });
     redis.on('error', () => undefined);
     clients.push(redis);
     await redis.connect();
-    const fleet = new FleetPresence(redis, new CircuitBreaker(silent), 'fleet-test:instances', silent);
+    const fleet = new FleetPresence(redis, new CircuitBreaker(silent), key, silent, intervalMs);
     presences.push(fleet);
     fleet.start();
     return fleet;
   }
 
-  beforeAll(async () => {
-    port = await freePort();
+  async function startServer(): Promise<void> {
     server = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
       stdio: 'ignore',
     });
@@ -46,6 +45,18 @@ describe('FleetPresence', () => {
     ready.on('error', () => undefined);
     await ready.ping();
     ready.disconnect();
+  }
+
+  async function untilReady(redis: Redis): Promise<void> {
+    for (let waited = 0; redis.status !== 'ready'; waited += 20) {
+      if (waited > 5000) throw new Error('the client did not reconnect within 5 s');
+      await sleep(20);
+    }
+  }
+
+  beforeAll(async () => {
+    port = await freePort();
+    await startServer();
   });
 
   afterAll(async () => {
@@ -75,5 +86,30 @@ describe('FleetPresence', () => {
     await sleep(50);
     expect(await a.beat()).toBe(2);
     expect(a.size).toBe(2);
+  }, 15_000);
+
+  it('does not lower the count on the first answer after Redis was away: the others need one interval to return', async () => {
+    await startServer();
+    // Beats only when the test (or a reconnection) asks: the one-second timer would race the assertions.
+    const [a, b] = [await presence('fleet-test:recovery', 60_000), await presence('fleet-test:recovery', 60_000)];
+    expect([await a.beat(), await b.beat(), await a.beat()]).toEqual([2, 2, 2]);
+
+    server.kill('SIGKILL');
+    await once(server, 'exit');
+    (b as unknown as { running: boolean }).running = false; // b crashes during the outage
+    await sleep(50);
+    expect(await a.beat()).toBe(2); // Redis away: the last count holds
+
+    await startServer(); // empty: every announcement was lost with the killed server
+    await untilReady(clients[clients.length - 2]);
+    await sleep(200); // a's reconnection beat: it finds itself alone in the new set
+    const probe = new Redis({ host: '127.0.0.1', port });
+    try {
+      expect(await probe.zcard('fleet-test:recovery')).toBe(1);
+    } finally {
+      probe.disconnect();
+    }
+    expect(a.size).toBe(2); // ...and does not believe it yet
+    expect(await a.beat()).toBe(1); // the second answer agrees: b really is gone
   }, 15_000);
 });

@@ -32,6 +32,8 @@ return redis.call('ZCARD', KEYS[1])
 export class FleetPresence {
   readonly instanceId = randomUUID();
   private lastSeen = 1;
+  /** Whether the previous heartbeat got an answer from Redis. */
+  private heardLastBeat = false;
   private timer?: NodeJS.Timeout;
   private running = false;
   private readonly onReady = () => void this.beat();
@@ -41,6 +43,7 @@ export class FleetPresence {
     private readonly breaker: CircuitBreaker,
     private readonly key: string,
     private readonly logger: BreakerLogger,
+    private readonly intervalMs = HEARTBEAT_INTERVAL_MS,
   ) {}
 
   /** Live instances as last seen, this one included; 1 until the first heartbeat has answered. */
@@ -54,7 +57,7 @@ export class FleetPresence {
     // Announce as soon as the connection is (again) up, rather than up to a second later.
     this.redis.on('ready', this.onReady);
     if (this.redis.status === 'ready') void this.beat();
-    this.timer = setInterval(() => void this.beat(), HEARTBEAT_INTERVAL_MS);
+    this.timer = setInterval(() => void this.beat(), this.intervalMs);
     this.timer.unref();
   }
 
@@ -71,8 +74,12 @@ export class FleetPresence {
   async beat(): Promise<number> {
     // Not while the client is (re)connecting: the call would fail at once and count against a Redis that is
     // merely coming up.
-    if (!this.running || this.redis.status !== 'ready') return this.lastSeen;
-    const seen = await this.breaker.run(
+    if (!this.running) return this.lastSeen;
+    if (this.redis.status !== 'ready') {
+      this.heardLastBeat = false;
+      return this.lastSeen;
+    }
+    const seen = await this.breaker.run<number | null>(
       async () =>
         Number(
           await withDeadline(
@@ -80,12 +87,21 @@ export class FleetPresence {
             HEARTBEAT_DEADLINE_MS,
           ),
         ),
-      () => this.lastSeen,
+      () => null,
     );
-    if (Number.isInteger(seen) && seen >= 1 && seen !== this.lastSeen) {
-      this.logger.info({ event: 'fleet_size', instances: seen, previous: this.lastSeen }, 'live instances changed');
-      this.lastSeen = seen;
+    if (seen === null || !Number.isInteger(seen) || seen < 1) {
+      this.heardLastBeat = false;
+      return this.lastSeen;
     }
+    // The first answer after Redis was away may only raise the count: the others were cut off by the same
+    // outage, their entries may have expired, and each re-announces within one interval. Lowering the count
+    // then would let this instance admit the whole limit if Redis went away again in that second.
+    const lowered = seen < this.lastSeen;
+    const afterOutage = !this.heardLastBeat;
+    this.heardLastBeat = true;
+    if (seen === this.lastSeen || (lowered && afterOutage)) return this.lastSeen;
+    this.logger.info({ event: 'fleet_size', instances: seen, previous: this.lastSeen }, 'live instances changed');
+    this.lastSeen = seen;
     return this.lastSeen;
   }
 }
