@@ -4,6 +4,7 @@ import * as fc from 'fast-check';
 import { DataSource } from 'typeorm';
 import { HOST_RESOLVER } from '../src/files/fetch/safe-image-fetcher';
 import { authed, createAccount, createCompanies, login } from './support/fixtures';
+import { MembershipService } from '../src/membership/membership.service';
 import {
   type FuzzContext,
   type FuzzRequest,
@@ -89,6 +90,9 @@ describe(`fuzzing every route of /docs/openapi.json (${TOTAL} requests, seed ${S
     const holder = await createAccount(t, [company.id, other.id], ['*']);
     const target = await createAccount(t, [company.id], ['products:read', 'orders:write']);
     const renew = async () => {
+      // A fuzzed PUT /v1/users/{id}/permissions may have taken the holder's own `*` away (legitimately, once it
+      // had granted `*` to someone else): give it back, as an operator would.
+      await t.app.get(MembershipService).grant(holder.email, company.id, ['*']);
       credential.jwt = (await login(t, holder, company.id)).jwt;
       const key = await authed(t, credential.jwt).post('/v1/apikeys', { name: 'fuzz', permissions: ['*'] });
       if (key.status !== 201) throw new Error(`API key: ${key.status} ${JSON.stringify(key.body)}`);
