@@ -4,10 +4,10 @@ import { registerMultipart } from '../common/http/multipart';
 import type { AppLogger } from '../common/logging/logger';
 import { loggableUrl } from '../common/logging/logger';
 import { AppConfig } from '../config/app-config';
-import { recordHttpMetrics } from '../metrics/http-metrics';
+import { RateLimitHeaders } from '../rate-limit/rate-limit-headers';
 import { registerAdminPage } from './admin-page';
-import { registerCors } from './cors';
-import { installEdgeHooks } from './edge-errors';
+import { corsPolicy } from './cors';
+import { installRequestHooks } from './request-hooks';
 import { setUpOpenApi } from './openapi';
 
 /**
@@ -24,13 +24,10 @@ export function configureApp(app: NestFastifyApplication, logger: AppLogger): vo
   // multipart/form-data only where a route asks for it (file uploads); JSON stays the rule everywhere else.
   registerMultipart(app, app.get(AppConfig).filesMaxBytes);
 
-  fastify.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
+  installRequestHooks(fastify, {
+    cors: corsPolicy(app.get(AppConfig).corsOrigins),
+    rateLimitHeaders: app.get(RateLimitHeaders),
   });
-  recordHttpMetrics(fastify);
-  registerCors(fastify, app.get(AppConfig).corsOrigins);
-  installEdgeHooks(fastify);
   // Only with the request log on: an onResponse hook makes Fastify attach and remove two listeners and read
   // the clock twice on every response, which a production instance at LOG_LEVEL=warn would pay for nothing.
   if (logger.isLevelEnabled('info')) {

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE';
 const ALLOWED_HEADERS = 'Authorization, Content-Type';
@@ -7,32 +7,35 @@ const EXPOSED_HEADERS =
 /** How long a browser may reuse a preflight answer. */
 const PREFLIGHT_MAX_AGE_SECONDS = '600';
 
+/** Applies CORS to one request; true when it answered the request itself (an allowed origin's preflight). */
+export type CorsPolicy = (request: FastifyRequest, reply: FastifyReply) => boolean;
+
 /**
- * CORS for the exact origins of `CORS_ORIGINS` (contract.md, Operations); with none configured nothing is
- * registered, so no response carries a CORS header. An allowed origin's preflight is answered 204 before
- * routing (it carries no credential and must not count against the rate limit). A refused origin gets no CORS
- * header at all, so the browser withholds the answer; its preflight goes on to routing and answers 404.
+ * CORS for the exact origins of `CORS_ORIGINS` (contract.md, Operations); with none configured there is no policy
+ * and no response carries a CORS header. An allowed origin's preflight is answered 204 before routing (it carries
+ * no credential and must not count against the rate limit). A refused origin gets no CORS header at all, so the
+ * browser withholds the answer; its preflight goes on to routing and answers 404.
  */
-export function registerCors(fastify: FastifyInstance, origins: readonly string[]): void {
-  if (origins.length === 0) return;
+export function corsPolicy(origins: readonly string[]): CorsPolicy | undefined {
+  if (origins.length === 0) return undefined;
   const allowed = new Set(origins);
-  fastify.addHook('onRequest', (request, reply, done) => {
+  return (request, reply) => {
     const origin = request.headers.origin;
-    if (origin === undefined) return done();
+    if (origin === undefined) return false;
     // Answers differ by Origin: a shared cache must not hand one origin's answer to another.
     reply.header('vary', 'Origin');
-    if (!allowed.has(origin)) return done();
+    if (!allowed.has(origin)) return false;
     reply.header('access-control-allow-origin', origin);
     if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined) {
-      reply
+      void reply
         .code(204)
         .header('access-control-allow-methods', ALLOWED_METHODS)
         .header('access-control-allow-headers', ALLOWED_HEADERS)
         .header('access-control-max-age', PREFLIGHT_MAX_AGE_SECONDS)
         .send();
-      return;
+      return true;
     }
     reply.header('access-control-expose-headers', EXPOSED_HEADERS);
-    done();
-  });
+    return false;
+  };
 }

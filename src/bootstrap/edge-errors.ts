@@ -156,30 +156,36 @@ export function beginShutdown(app: { getHttpAdapter(): { getInstance(): object }
   closingServers.add(app.getHttpAdapter().getInstance());
 }
 
-/**
- * Everything decided before (or around) routing, in one place: URLs over the limit, answers while shutting down,
- * and the connection handling of answers sent before the body was read.
- */
-export function installEdgeHooks(fastify: FastifyInstance): void {
+/** Fastify's own close (`preClose`) starts the 503s too, for any other way of closing than main.ts's SIGTERM. */
+export function refuseWhileClosing(fastify: FastifyInstance): void {
   fastify.addHook('preClose', (done) => {
     closingServers.add(fastify);
     done();
   });
-  fastify.addHook('onRequest', (request, reply, done) => {
-    if (closingServers.has(fastify)) {
-      reply.header('connection', 'close');
-      return sendEdge(reply, SHUTTING_DOWN);
-    }
-    if (request.raw.url !== undefined && request.raw.url.length > MAX_URL_LENGTH) return sendEdge(reply, URI_TOO_LONG);
-    done();
-  });
-  fastify.addHook('onSend', (request, reply, payload, done) => {
-    if (!request.raw.complete) {
-      reply.header('connection', 'close');
-      lingerBeforeClose(request.raw);
-    }
-    done(null, payload);
-  });
+}
+
+/**
+ * What is decided before routing matters: the 503 while shutting down and the 414 for a URL over the limit.
+ * True when it answered the request.
+ */
+export function answeredAtEdge(fastify: FastifyInstance, request: FastifyRequest, reply: FastifyReply): boolean {
+  if (closingServers.has(fastify)) {
+    reply.header('connection', 'close');
+    sendEdge(reply, SHUTTING_DOWN);
+    return true;
+  }
+  if (request.raw.url !== undefined && request.raw.url.length > MAX_URL_LENGTH) {
+    sendEdge(reply, URI_TOO_LONG);
+    return true;
+  }
+  return false;
+}
+
+/** An answer that goes out before the request body was read closes the connection, after a linger. */
+export function closeIfBodyUnread(request: FastifyRequest, reply: FastifyReply): void {
+  if (request.raw.complete) return;
+  reply.header('connection', 'close');
+  lingerBeforeClose(request.raw);
 }
 
 function sendEdge(reply: FastifyReply, answer: EdgeAnswer): void {

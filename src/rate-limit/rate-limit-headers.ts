@@ -1,6 +1,5 @@
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Inject, Injectable } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NO_CREDENTIAL, RateLimitCredentials } from './rate-limit-credentials';
 import { counterKey, IDENTIFIER_HEADER, LIMIT_HEADER, rateLimitIdentifier, REMAINING_HEADER } from './rate-limit.guard';
 import { RATE_LIMIT_WINDOW_MS, RateLimitPolicy } from './rate-limit.policy';
@@ -9,31 +8,24 @@ import { RATE_LIMIT_STORAGE, type RateLimitStorage } from './storage/rate-limit-
 /**
  * Puts the X-Rate-Limit-* headers on the `/v1` responses the guard never saw: unknown routes (404) and bodies
  * Fastify refused before any handler ran (malformed JSON, 413, 415). Those requests are not counted; the
- * headers show the state of the counter they would have used.
+ * headers show the state of the counter they would have used. Called from the one onSend hook
+ * (bootstrap/request-hooks.ts).
  */
 @Injectable()
-export class RateLimitHeaders implements OnModuleInit {
+export class RateLimitHeaders {
   constructor(
-    private readonly adapterHost: HttpAdapterHost,
     private readonly policy: RateLimitPolicy,
     private readonly credentials: RateLimitCredentials,
     @Inject(RATE_LIMIT_STORAGE) private readonly counters: RateLimitStorage,
   ) {}
 
-  onModuleInit(): void {
-    const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
-    // A callback hook, not an async one: nearly every response already has its headers, and those should not
-    // pay for a promise on the way out.
-    fastify?.addHook('onSend', (request, reply, payload, done) => {
-      if (reply.hasHeader(LIMIT_HEADER) || !request.url.startsWith('/v1/')) return done(null, payload);
-      this.fillIn(request, reply).then(
-        () => done(null, payload),
-        () => done(null, payload),
-      );
-    });
+  /** Undefined when there is nothing to add (nearly every response: the guard set them), so no promise is made. */
+  fillIn(request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined {
+    if (reply.hasHeader(LIMIT_HEADER) || !request.url.startsWith('/v1/')) return undefined;
+    return this.fillInFromCounter(request, reply);
   }
 
-  private async fillIn(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  private async fillInFromCounter(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     // The route pattern (`/v1/products/:id`) leads to its controller's group and limits; an unknown route has none.
     const pattern = request.routeOptions.url;
     const route = pattern === undefined ? undefined : this.policy.routeForPattern(request.method, pattern);

@@ -1,0 +1,50 @@
+import type { FastifyInstance } from 'fastify';
+import { recordHttpMetrics } from '../metrics/http-metrics';
+import type { RateLimitHeaders } from '../rate-limit/rate-limit-headers';
+import type { CorsPolicy } from './cors';
+import { answeredAtEdge, closeIfBodyUnread, refuseWhileClosing } from './edge-errors';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** `performance.now()` when the request arrived, for http_request_duration_seconds. */
+    startedAt: number;
+  }
+}
+
+/**
+ * Every per-request concern that is not a route's own, in one onRequest and one onSend hook: the request id,
+ * the answers decided before routing (503 while closing, 414), CORS, the connection handling of answers sent
+ * before the body was read, the HTTP metrics and the rate-limit headers of requests no guard saw.
+ *
+ * One hook of each kind rather than one per concern: each further hook is another step of Fastify's hook
+ * runner on every request, and an onResponse hook (the natural place for metrics) makes Fastify attach two
+ * listeners and read the clock twice more per response. The concerns stay in their own modules; this only
+ * decides the order they run in.
+ */
+export function installRequestHooks(
+  fastify: FastifyInstance,
+  parts: { cors: CorsPolicy | undefined; rateLimitHeaders: RateLimitHeaders },
+): void {
+  const { cors, rateLimitHeaders } = parts;
+  fastify.decorateRequest('startedAt', 0);
+  refuseWhileClosing(fastify);
+
+  fastify.addHook('onRequest', (request, reply, done) => {
+    request.startedAt = performance.now();
+    reply.header('x-request-id', request.id);
+    if (answeredAtEdge(fastify, request, reply)) return;
+    if (cors !== undefined && cors(request, reply)) return;
+    done();
+  });
+
+  fastify.addHook('onSend', (request, reply, payload, done) => {
+    closeIfBodyUnread(request, reply);
+    recordHttpMetrics(request, reply, request.startedAt);
+    const filling = rateLimitHeaders.fillIn(request, reply);
+    if (filling === undefined) return done(null, payload);
+    filling.then(
+      () => done(null, payload),
+      () => done(null, payload),
+    );
+  });
+}
