@@ -165,8 +165,8 @@ export function refuseWhileClosing(fastify: FastifyInstance): void {
 }
 
 /**
- * What is decided before routing matters: the 503 while shutting down and the 414 for a URL over the limit.
- * True when it answered the request.
+ * The answers decided before routing: 503 while shutting down, 414 for a URL over the limit. True when it
+ * answered the request.
  */
 export function answeredAtEdge(fastify: FastifyInstance, request: FastifyRequest, reply: FastifyReply): boolean {
   if (closingServers.has(fastify)) {
