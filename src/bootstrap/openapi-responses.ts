@@ -12,6 +12,7 @@ import type {
 import type { AuthRule } from '../auth/auth.decorator';
 import { ERROR_CATALOG, isErrorCode } from '../common/errors/error-catalog';
 import { ErrorCode } from '../common/errors/error-codes';
+import { takesBody } from '../common/http/body-methods';
 
 /** What a route declares that decides its error answers (read from the metadata the guards read). */
 export interface RouteRules {
@@ -23,9 +24,6 @@ export interface RouteRules {
 }
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-
-/** Fastify reads a body on these methods: a body of the wrong type or size is refused before any handler runs. */
-const BODY_METHODS = new Set(['post', 'put', 'patch', 'delete', 'options']);
 
 /** What any request can meet, whatever its route: refusals before routing, an outage, the unexpected. */
 const EVERY_OPERATION: ErrorCode[] = [
@@ -217,7 +215,7 @@ function describeOperation(
 
   const parameters = (operation.parameters ?? []) as ParameterObject[];
   add(...EVERY_OPERATION);
-  if (BODY_METHODS.has(method)) add(ErrorCode.Validation, ErrorCode.PayloadTooLarge, ErrorCode.UnsupportedMediaType);
+  if (takesBody(method)) add(ErrorCode.Validation, ErrorCode.PayloadTooLarge, ErrorCode.UnsupportedMediaType);
   if (operation.requestBody || parameters.some((parameter) => parameter.in === 'query')) add(ErrorCode.Validation);
   // Ids in the path name company records: a malformed id or another company's record is "not found".
   if (parameters.some((parameter) => parameter.in === 'path')) add(ErrorCode.NotFound);

@@ -4,6 +4,7 @@ import { type NestFastifyApplication, RouteConfig } from '@nestjs/platform-fasti
 import type { FastifyInstance, preValidationHookHandler } from 'fastify';
 import { ApiError } from '../errors/api-error';
 import { ErrorCode } from '../errors/error-codes';
+import { takesBody } from './body-methods';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -14,9 +15,6 @@ declare module 'fastify' {
 
 /** The route takes a multipart/form-data body (and only that); every other route keeps refusing one with 415. */
 export const MultipartBody = () => RouteConfig({ multipartBody: true });
-
-/** Methods whose requests Fastify parses a body for: only their routes need the media-type check. */
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 /** @fastify/multipart's hooks for its disk mode (`saveRequestFiles`), which this service never uses. */
 const DISK_MODE_HOOKS = ['onRequest', 'onResponse'];
@@ -79,7 +77,7 @@ export function registerMultipart(app: NestFastifyApplication, maxFileBytes: num
 
   fastify.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (!methods.some((method) => BODY_METHODS.has(method))) return;
+    if (!methods.some(takesBody)) return;
     const wantsMultipart = route.config?.multipartBody === true;
     const expected = wantsMultipart ? 'multipart/form-data' : 'application/json';
     const checkMediaType: preValidationHookHandler = (request, _reply, done) => {
