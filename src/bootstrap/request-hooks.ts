@@ -39,7 +39,7 @@ export function installRequestHooks(
 
   fastify.addHook('onSend', (request, reply, payload, done) => {
     closeIfBodyUnread(request, reply);
-    recordHttpMetrics(request, reply, request.startedAt);
+    recordHttpMetrics(request, reply);
     const filling = rateLimitHeaders.fillIn(request, reply);
     if (filling === undefined) return done(null, payload);
     filling.then(

@@ -3,10 +3,12 @@ import { appMetrics } from './app-metrics';
 
 /**
  * Counts and times one answer, those decided before routing included. Called as the answer is handed to Node
- * (onSend), with the time since the request arrived: an onResponse hook would also count the write, but makes
- * Fastify attach two listeners and read the clock twice more on every response.
+ * (onSend), timed from `request.startedAt` (set by the onRequest hook, bootstrap/request-hooks.ts): an onResponse
+ * hook would also count the write, but makes Fastify attach two listeners and read the clock twice more on every
+ * response.
  */
-export function recordHttpMetrics(request: FastifyRequest, reply: FastifyReply, startedAt: number): void {
+export function recordHttpMetrics(request: FastifyRequest, reply: FastifyReply): void {
+  const { startedAt } = request;
   appMetrics.httpRequest(
     request.method,
     request.routeOptions.url,
