@@ -12,9 +12,12 @@ import { MembershipService } from '../membership/membership.service';
 import { RATE_LIMIT_STORAGE, type RateLimitStorage } from '../rate-limit/storage/rate-limit-storage';
 import { LoginSession } from '../sessions/login-session.entity';
 
-/** contract.md: at most 10 working-company switches per 60 seconds per employee. */
+/**
+ * contract.md: at most 10 working-company switches per 60 seconds per employee, as a leaky bucket of capacity
+ * 10 that drains one switch every 6 seconds (10 per 60 s).
+ */
 export const SWITCH_LIMIT = 10;
-export const SWITCH_WINDOW_MS = 60_000;
+export const SWITCH_DRAIN_MS = 60_000;
 
 const blacklisted = (message: string) => new ApiError(ErrorCode.JwtBlacklisted, HttpStatus.BAD_REQUEST, message);
 
@@ -40,7 +43,7 @@ export class WorkingCompanyService {
   async switchCompany(principal: Principal, companyId: number): Promise<LoginResult> {
     const attempts = await this.counters.increment(
       `company-switch:${principal.employeeId}`,
-      SWITCH_WINDOW_MS,
+      SWITCH_DRAIN_MS,
       SWITCH_LIMIT,
       0,
       'company-switch',

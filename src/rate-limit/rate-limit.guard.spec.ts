@@ -106,6 +106,8 @@ describe('RateLimitGuard', () => {
         return memory.increment(...args);
       },
       peek: (...args) => memory.peek(...args),
+      hitWindow: (...args) => memory.hitWindow(...args),
+      peekWindow: (...args) => memory.peekWindow(...args),
       reset: (key) => memory.reset(key),
     };
     const { guard } = setUp({ storage: remote });

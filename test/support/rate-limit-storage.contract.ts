@@ -3,7 +3,7 @@ import { RateLimitStorage } from '../../src/rate-limit/storage/rate-limit-storag
 /** What the shared suite needs from each implementation under test. */
 export interface RateLimitStorageHarness {
   storage: RateLimitStorage;
-  /** Window length for the time-dependent cases: long on a movable clock, short where time is real. */
+  /** Drain period / window length for the time-dependent cases: long on a movable clock, short where time is real. */
   ttlMs: number;
   /** Added after each time step so a real clock and server-side expiry are surely past the boundary. */
   slackMs: number;
@@ -18,9 +18,12 @@ function freshKey(label: string): string {
   return `${label}|${process.pid}|${Date.now().toString(36)}|${keySequence}`;
 }
 
+// Long enough that a real clock drains nothing noticeable during a burst of round trips.
+const HOUR_MS = 3_600_000;
+
 /**
  * The behaviour every RateLimitStorage must share (see rate-limit-storage.ts), run against each
- * implementation so memory and Redis cannot disagree on what a window or a block is.
+ * implementation so memory and Redis cannot disagree on what a bucket or a window is.
  */
 export function describeRateLimitStorage(
   name: string,
@@ -33,105 +36,125 @@ export function describeRateLimitStorage(
       h = await factory();
     });
 
-    it('allows exactly `limit` hits in a window and blocks the next one', async () => {
-      const key = freshKey('limit');
+    it('admits a full bucket at once, counting down what remains, then refuses with a Retry-After', async () => {
+      const key = freshKey('burst');
       for (let i = 1; i <= 5; i++) {
-        const record = await h.storage.increment(key, h.ttlMs, 5, 0, 'default');
-        expect(record).toEqual({
-          totalHits: i,
-          timeToExpire: Math.ceil(h.ttlMs / 1000),
-          isBlocked: false,
-          timeToBlockExpire: 0,
-        });
+        const record = await h.storage.increment(key, HOUR_MS, 5, 0, 'default');
+        expect(record).toMatchObject({ totalHits: i, isBlocked: false, timeToBlockExpire: 0 });
       }
-      const over = await h.storage.increment(key, h.ttlMs, 5, 0, 'default');
-      expect(over.isBlocked).toBe(true);
-      expect(over.totalHits).toBe(6);
-      expect(over.timeToBlockExpire).toBeGreaterThanOrEqual(1);
-      expect(over.timeToBlockExpire).toBeLessThanOrEqual(Math.ceil(h.ttlMs / 1000));
-      // Hits over the limit still count.
-      expect((await h.storage.increment(key, h.ttlMs, 5, 0, 'default')).totalHits).toBe(7);
+      const over = await h.storage.increment(key, HOUR_MS, 5, 0, 'default');
+      // One request drains in 12 minutes: that is when the next one fits.
+      expect(over).toMatchObject({ totalHits: 5, isBlocked: true });
+      expect(over.timeToBlockExpire).toBeGreaterThan(715);
+      expect(over.timeToBlockExpire).toBeLessThanOrEqual(720);
     });
 
-    it('keeps a separate counter per key', async () => {
-      const a = freshKey('a');
-      const b = freshKey('b');
-      await h.storage.increment(a, h.ttlMs, 1, 0, 'default');
-      expect((await h.storage.increment(a, h.ttlMs, 1, 0, 'default')).isBlocked).toBe(true);
-      const other = await h.storage.increment(b, h.ttlMs, 1, 0, 'default');
-      expect(other).toMatchObject({ totalHits: 1, isBlocked: false });
-    });
-
-    it('starts the window at the first hit and counts from 0 once it has passed', async () => {
-      const key = freshKey('window');
+    it('adds nothing for a refused request', async () => {
+      const key = freshKey('refused');
+      const interval = h.ttlMs / 2;
       await h.storage.increment(key, h.ttlMs, 2, 0, 'default');
-      await h.advance(h.ttlMs / 2);
       await h.storage.increment(key, h.ttlMs, 2, 0, 'default');
+      for (let i = 0; i < 5; i++)
+        expect((await h.storage.increment(key, h.ttlMs, 2, 0, 'default')).isBlocked).toBe(true);
+      // Had the refusals counted, the bucket would still be over-full after one interval.
+      await h.advance(interval + h.slackMs);
+      expect((await h.storage.increment(key, h.ttlMs, 2, 0, 'default')).isBlocked).toBe(false);
       expect((await h.storage.increment(key, h.ttlMs, 2, 0, 'default')).isBlocked).toBe(true);
-      // Fixed, not sliding: the later hits did not extend the window begun by the first.
-      await h.advance(h.ttlMs / 2 + h.slackMs);
-      const fresh = await h.storage.increment(key, h.ttlMs, 2, 0, 'default');
-      expect(fresh).toMatchObject({ totalHits: 1, isBlocked: false, timeToBlockExpire: 0 });
     });
 
-    it('peeks without counting', async () => {
-      const key = freshKey('peek');
+    it('drains continuously: half the period frees half the capacity', async () => {
+      const key = freshKey('drain');
+      for (let i = 0; i < 4; i++) await h.storage.increment(key, h.ttlMs, 4, 0, 'default');
+      await h.advance(h.ttlMs / 2 + h.slackMs);
+      const admitted = [];
+      for (let i = 0; i < 4; i++) admitted.push(!(await h.storage.increment(key, h.ttlMs, 4, 0, 'default')).isBlocked);
+      expect(admitted).toEqual([true, true, false, false]);
+    });
+
+    it('is empty again one period after it was last full', async () => {
+      const key = freshKey('empty');
+      for (let i = 0; i < 3; i++) await h.storage.increment(key, h.ttlMs, 3, 0, 'default');
+      expect(await h.storage.peek(key, h.ttlMs, 3)).toMatchObject({ totalHits: 3, isBlocked: true });
+      await h.advance(h.ttlMs + h.slackMs);
       expect(await h.storage.peek(key, h.ttlMs, 3)).toEqual({
         totalHits: 0,
         timeToExpire: 0,
         isBlocked: false,
         timeToBlockExpire: 0,
       });
-      await h.storage.increment(key, h.ttlMs, 3, 0, 'default');
-      await h.storage.increment(key, h.ttlMs, 3, 0, 'default');
-      for (let i = 0; i < 3; i++) {
-        expect(await h.storage.peek(key, h.ttlMs, 3)).toMatchObject({ totalHits: 2, isBlocked: false });
+      for (let i = 1; i <= 3; i++) {
+        expect(await h.storage.increment(key, h.ttlMs, 3, 0, 'default')).toMatchObject({
+          totalHits: i,
+          isBlocked: false,
+        });
       }
-      expect((await h.storage.increment(key, h.ttlMs, 3, 0, 'default')).totalHits).toBe(3);
-      await h.storage.increment(key, h.ttlMs, 3, 0, 'default');
-      const blocked = await h.storage.peek(key, h.ttlMs, 3);
-      expect(blocked).toMatchObject({ totalHits: 4, isBlocked: true });
-      expect(blocked.timeToBlockExpire).toBeGreaterThanOrEqual(1);
     });
 
-    it('keeps a key blocked for blockDuration past the end of its window', async () => {
-      const key = freshKey('block');
-      const blockMs = 3 * h.ttlMs;
-      await h.storage.increment(key, h.ttlMs, 1, blockMs, 'default');
-      const over = await h.storage.increment(key, h.ttlMs, 1, blockMs, 'default');
-      expect(over.isBlocked).toBe(true);
-      expect(over.timeToBlockExpire).toBe(Math.ceil(blockMs / 1000));
+    it('keeps a separate bucket per key', async () => {
+      const a = freshKey('a');
+      const b = freshKey('b');
+      await h.storage.increment(a, HOUR_MS, 1, 0, 'default');
+      expect((await h.storage.increment(a, HOUR_MS, 1, 0, 'default')).isBlocked).toBe(true);
+      expect(await h.storage.increment(b, HOUR_MS, 1, 0, 'default')).toMatchObject({ totalHits: 1, isBlocked: false });
+    });
 
-      await h.advance(h.ttlMs + h.slackMs);
-      expect(await h.storage.peek(key, h.ttlMs, 1)).toMatchObject({ totalHits: 0, isBlocked: true });
-      // A hit within the limit of the new window does not lift the block either.
-      expect(await h.storage.increment(key, h.ttlMs, 1, blockMs, 'default')).toMatchObject({
-        totalHits: 1,
-        isBlocked: true,
+    it('peeks without adding', async () => {
+      const key = freshKey('peek');
+      expect(await h.storage.peek(key, HOUR_MS, 3)).toEqual({
+        totalHits: 0,
+        timeToExpire: 0,
+        isBlocked: false,
+        timeToBlockExpire: 0,
       });
-
-      await h.advance(blockMs - h.ttlMs);
-      const after = await h.storage.increment(key, h.ttlMs, 1, blockMs, 'default');
-      expect(after).toMatchObject({ totalHits: 1, isBlocked: false, timeToBlockExpire: 0 });
+      await h.storage.increment(key, HOUR_MS, 3, 0, 'default');
+      await h.storage.increment(key, HOUR_MS, 3, 0, 'default');
+      for (let i = 0; i < 3; i++) {
+        expect(await h.storage.peek(key, HOUR_MS, 3)).toMatchObject({ totalHits: 2, isBlocked: false });
+      }
+      expect((await h.storage.increment(key, HOUR_MS, 3, 0, 'default')).totalHits).toBe(3);
+      const full = await h.storage.peek(key, HOUR_MS, 3);
+      expect(full).toMatchObject({ totalHits: 3, isBlocked: true });
+      expect(full.timeToBlockExpire).toBeGreaterThanOrEqual(1);
     });
 
-    it('forgets a key on reset, block included', async () => {
-      const key = freshKey('reset');
-      await h.storage.increment(key, h.ttlMs, 1, 10 * h.ttlMs, 'default');
-      await h.storage.increment(key, h.ttlMs, 1, 10 * h.ttlMs, 'default');
-      await h.storage.reset(key);
-      expect(await h.storage.peek(key, h.ttlMs, 1)).toMatchObject({ totalHits: 0, isBlocked: false });
-      expect(await h.storage.increment(key, h.ttlMs, 1, 0, 'default')).toMatchObject({ totalHits: 1 });
+    it('counts a fixed window from its first hit and forgets it when it ends', async () => {
+      const key = freshKey('window');
+      expect(await h.storage.peekWindow(key, h.ttlMs, 3)).toEqual({ hits: 0, secondsLeft: 0 });
+      expect(await h.storage.hitWindow(key, h.ttlMs, 3)).toEqual({ hits: 1, secondsLeft: Math.ceil(h.ttlMs / 1000) });
+      await h.advance(h.ttlMs / 2);
+      for (let i = 2; i <= 4; i++) expect((await h.storage.hitWindow(key, h.ttlMs, 3)).hits).toBe(i);
+      expect((await h.storage.peekWindow(key, h.ttlMs, 3)).hits).toBe(4);
+      // Fixed, not sliding: the later hits did not extend the window begun by the first.
+      await h.advance(h.ttlMs / 2 + h.slackMs);
+      expect(await h.storage.peekWindow(key, h.ttlMs, 3)).toEqual({ hits: 0, secondsLeft: 0 });
+      expect((await h.storage.hitWindow(key, h.ttlMs, 3)).hits).toBe(1);
     });
 
-    it('counts 200 concurrent hits on one key exactly once each', async () => {
+    it('forgets a key on reset, bucket or window', async () => {
+      const bucket = freshKey('reset-bucket');
+      const window = freshKey('reset-window');
+      await h.storage.increment(bucket, HOUR_MS, 1, 0, 'default');
+      await h.storage.hitWindow(window, HOUR_MS, 1);
+      await h.storage.reset(bucket);
+      await h.storage.reset(window);
+      expect(await h.storage.peek(bucket, HOUR_MS, 1)).toMatchObject({ totalHits: 0, isBlocked: false });
+      expect(await h.storage.peekWindow(window, HOUR_MS, 1)).toEqual({ hits: 0, secondsLeft: 0 });
+    });
+
+    it('admits exactly the capacity of 200 concurrent requests on one key', async () => {
       const key = freshKey('concurrent');
       const records = await Promise.all(
-        Array.from({ length: 200 }, () => h.storage.increment(key, 10 * h.ttlMs, 100, 0, 'default')),
+        Array.from({ length: 200 }, () => h.storage.increment(key, HOUR_MS, 100, 0, 'default')),
       );
-      const hits = records.map((record) => record.totalHits).sort((x, y) => x - y);
-      expect(hits).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
-      expect(records.filter((record) => record.isBlocked)).toHaveLength(100);
+      const admitted = records.filter((record) => !record.isBlocked);
+      expect(admitted).toHaveLength(100);
+      expect(admitted.map((record) => record.totalHits).sort((x, y) => x - y)).toEqual(
+        Array.from({ length: 100 }, (_, i) => i + 1),
+      );
+      const windows = await Promise.all(Array.from({ length: 50 }, () => h.storage.hitWindow(key + 'w', HOUR_MS, 10)));
+      expect(windows.map((record) => record.hits).sort((x, y) => x - y)).toEqual(
+        Array.from({ length: 50 }, (_, i) => i + 1),
+      );
     });
   });
 }

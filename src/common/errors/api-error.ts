@@ -64,7 +64,7 @@ export class ApiError extends HttpException {
     return new ApiError(
       ErrorCode.RateLimitExceed,
       HttpStatus.TOO_MANY_REQUESTS,
-      'Request limit for the window exceeded.',
+      'Too many requests; the next one fits after Retry-After seconds.',
       undefined,
       { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
       [ErrorCode.RateLimitExceed],

@@ -115,7 +115,7 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorCodeEntry> = {
   [ErrorCode.RateLimitExceed]: {
     status: 429,
     when: 'a rate limit is reached: wait Retry-After seconds',
-    example: 'Request limit for the window exceeded.',
+    example: 'Too many requests; the next one fits after Retry-After seconds.',
   },
 };
 

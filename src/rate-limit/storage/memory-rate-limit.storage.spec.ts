@@ -57,90 +57,65 @@ describe('MemoryRateLimitStorage', () => {
     }
   });
 
-  it('keeps a counter while its block lasts, even after its window', async () => {
+  it('keeps a held login lock after its hits, even under a sweep', async () => {
     const storage = new MemoryRateLimitStorage(clock);
-    await storage.increment('locked', 1000, 0, 60_000, 'default');
+    await storage.hitWindow('locked', 60_000, 1);
     for (let i = 0; i < 1000; i++) await storage.increment(benchmarkKey(i), 1000, 10, 0, 'default');
     clock.advance(5000);
-    for (let i = 0; i < 2000; i++) await storage.increment('busy', 1000, 1e9, 0, 'default');
+    for (let i = 0; i < 2000; i++) await storage.increment('busy', 1000, 1000, 0, 'default');
     expect(storage.size).toBe(2);
-    expect((await storage.peek('locked', 1000, 0)).isBlocked).toBe(true);
+    expect((await storage.peekWindow('locked', 60_000, 1)).hits).toBe(1);
   });
 
-  it('under a key flood, evicts one-hit keys before busy and blocked counters', async () => {
+  it('under a key flood, evicts one-hit keys before busy counters and held locks', async () => {
     const storage = new MemoryRateLimitStorage(clock, { maxEntries: 1000 });
     const hot = Array.from({ length: 50 }, (_, i) => `hot-${i}`);
-    await storage.increment('locked', 60_000, 0, 60_000, 'default');
+    await storage.hitWindow('locked', 60_000, 1);
     // A client that has come back once is "busy"; a key seen once is what a flood is made of.
     let hotHits = 2;
     for (const key of hot) {
-      await storage.increment(key, 60_000, 1e9, 0, 'default');
-      await storage.increment(key, 60_000, 1e9, 0, 'default');
+      await storage.increment(key, 60_000, 100_000, 0, 'default');
+      await storage.increment(key, 60_000, 100_000, 0, 'default');
     }
     for (let i = 0; i < 200_000; i++) {
       await storage.increment(`flood-${i}`, 60_000, 10, 0, 'default');
       if (i % 100 === 0) {
         hotHits++;
-        for (const key of hot) await storage.increment(key, 60_000, 1e9, 0, 'default');
+        for (const key of hot) await storage.increment(key, 60_000, 100_000, 0, 'default');
       }
     }
     expect(storage.size).toBe(1000);
-    for (const key of hot) expect((await storage.peek(key, 60_000, 1e9)).totalHits).toBe(hotHits);
-    expect((await storage.peek('locked', 60_000, 0)).isBlocked).toBe(true);
+    for (const key of hot) expect((await storage.peek(key, 60_000, 100_000)).totalHits).toBe(hotHits);
+    expect((await storage.peekWindow('locked', 60_000, 1)).hits).toBe(1);
   });
 
-  it('does not extend a block while a blocked key keeps hitting, and blocks again on a new crossing', async () => {
-    const storage = new MemoryRateLimitStorage(clock);
-    await storage.increment('k', 10_000, 1, 4000, 'default');
-    expect(await storage.increment('k', 10_000, 1, 4000, 'default')).toMatchObject({ timeToBlockExpire: 10 });
-    clock.advance(3000);
-    await storage.increment('k', 10_000, 1, 4000, 'default');
-    // Over the limit until the window ends at 10 s, however the 4 s block went.
-    expect(await storage.peek('k', 10_000, 1)).toMatchObject({ totalHits: 3, isBlocked: true, timeToBlockExpire: 7 });
-    clock.advance(7000);
-    expect(await storage.peek('k', 10_000, 1)).toMatchObject({ totalHits: 0, isBlocked: false });
-  });
-
-  it('locks an e-mail out for 15 minutes from its 10th failure (limit 9, block 15 min)', async () => {
+  it('locks an e-mail for the rest of a 15-minute window after its 10th failure', async () => {
     const storage = new MemoryRateLimitStorage(clock);
     const fifteenMinutes = 15 * 60_000;
-    const fail = () => storage.increment('login|someone@example.com', fifteenMinutes, 9, fifteenMinutes, 'login');
+    const fail = () => storage.hitWindow('login|someone@example.com', fifteenMinutes, 10);
     for (let i = 0; i < 9; i++) {
       await fail();
       clock.advance(60_000);
     }
-    expect((await storage.peek('login|someone@example.com', fifteenMinutes, 9)).isBlocked).toBe(false);
-    expect(await fail()).toMatchObject({ isBlocked: true, timeToBlockExpire: 900 });
-    // The window began 9 minutes ago and ends in 6; the lockout still runs its full 15 minutes.
-    clock.advance(14 * 60_000);
-    expect((await storage.peek('login|someone@example.com', fifteenMinutes, 9)).isBlocked).toBe(true);
-    clock.advance(60_000);
-    expect((await storage.peek('login|someone@example.com', fifteenMinutes, 9)).isBlocked).toBe(false);
+    expect((await storage.peekWindow('login|someone@example.com', fifteenMinutes, 10)).hits).toBe(9);
+    expect(await fail()).toEqual({ hits: 10, secondsLeft: 360 });
+    clock.advance(6 * 60_000 - 1);
+    expect((await storage.peekWindow('login|someone@example.com', fifteenMinutes, 10)).hits).toBe(10);
+    clock.advance(1);
+    expect((await storage.peekWindow('login|someone@example.com', fifteenMinutes, 10)).hits).toBe(0);
   });
 
-  it('answers a fractional window in whole seconds, rounded up', async () => {
+  it('decides synchronously with incrementNow, on the same buckets as increment', async () => {
     const storage = new MemoryRateLimitStorage(clock);
-    expect(await storage.increment('k', 2500, 0, 0, 'default')).toEqual({
+    expect(storage.incrementNow('k', 3000, 2)).toEqual({
       totalHits: 1,
-      timeToExpire: 3,
-      isBlocked: true,
-      timeToBlockExpire: 3,
-    });
-    clock.advance(2400);
-    expect(await storage.peek('k', 2500, 0)).toMatchObject({ timeToExpire: 1, timeToBlockExpire: 1 });
-  });
-
-  it('counts synchronously with incrementNow, on the same counters as increment', async () => {
-    const storage = new MemoryRateLimitStorage(clock);
-    expect(storage.incrementNow('k', 3000, 2, 0)).toEqual({
-      totalHits: 1,
-      timeToExpire: 3,
+      timeToExpire: 2,
       isBlocked: false,
       timeToBlockExpire: 0,
     });
     expect((await storage.increment('k', 3000, 2, 0, 'default')).totalHits).toBe(2);
-    expect(storage.incrementNow('k', 3000, 2, 0)).toMatchObject({ totalHits: 3, isBlocked: true });
+    expect(storage.incrementNow('k', 3000, 2)).toMatchObject({ totalHits: 2, isBlocked: true });
     clock.advance(3000);
-    expect(storage.incrementNow('k', 3000, 2, 0)).toMatchObject({ totalHits: 1, isBlocked: false });
+    expect(storage.incrementNow('k', 3000, 2)).toMatchObject({ totalHits: 1, isBlocked: false });
   });
 });

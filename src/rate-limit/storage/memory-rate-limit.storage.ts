@@ -1,5 +1,6 @@
 import { Clock } from '../../common/clock/clock';
-import { RateLimitStorage, ThrottlerStorageRecord, toRecord } from './rate-limit-storage';
+import { bucketRecord, decide } from './leaky-bucket';
+import { RateLimitStorage, ThrottlerStorageRecord, WindowRecord, wholeSeconds } from './rate-limit-storage';
 
 export interface MemoryRateLimitStorageOptions {
   /** Hard cap on counters held; past it a new key evicts an old one. */
@@ -9,44 +10,52 @@ export interface MemoryRateLimitStorageOptions {
 export const DEFAULT_MAX_ENTRIES = 500_000;
 
 // Each call moves the sweep hand this many entries. Every call adds at most one entry, so the hand outruns
-// growth and visits the whole map within size/2 calls: an expired counter lives at most one lap.
+// growth and visits the whole map within size/2 calls: a counter that ran out lives at most one lap.
 const SWEEP_STEPS_PER_CALL = 2;
 // How far eviction looks for a cheap victim before settling for any unblocked one; bounds the cost of a
 // new key when the map is full of busy counters.
 const EVICTION_SCAN_LIMIT = 64;
 
-/** One counter. Mutated in place so that a hit on a known key allocates nothing but its answer. */
+/** One bucket or window. Mutated in place so that a hit on a known key allocates nothing but its answer. */
 class Counter {
   constructor(
     // Kept so the sweep, which walks values, can delete without a second lookup.
     readonly key: string,
+    // A bucket's theoretical arrival time (when it is empty again), or the end of a window: past it, the
+    // counter holds nothing and may be dropped.
+    public until: number,
+    // A window's count; unused by buckets.
     public hits: number,
-    public windowEnd: number,
-    public blockEnd: number,
+    // A window at its limit (a login lock): never evicted while it lasts, so flooding cannot buy it back.
+    public held: boolean,
     // Set by every hit after the first: the "second chance" bit that spares busy counters from eviction.
     public touched: boolean,
   ) {}
 }
 
 /**
- * Counters in this process, for a single instance or while Redis is away.
+ * Buckets and windows in this process, for a single instance or while Redis is away.
  *
  * Housekeeping runs on the calls themselves, never on a timer: a persistent iterator (the "hand") walks the
- * map a couple of entries per call, dropping counters whose window and block are both over. The map is capped;
- * a new key beyond the cap evicts CLOCK-style from the hand's position: an expired counter if one is near,
- * otherwise the first counter hit only once (what a key flood is made of), while counters hit again since the
- * hand last passed get a second chance and blocked ones are skipped, so flooding cannot buy back a lockout.
+ * map a couple of entries per call, dropping counters that have run out (an empty bucket, an ended window).
+ * The map is capped; a new key beyond the cap evicts CLOCK-style from the hand's position: a counter that has
+ * run out if one is near, otherwise the first counter hit only once (what a key flood is made of), while
+ * counters hit again since the hand last passed get a second chance and held locks are skipped.
  */
 export class MemoryRateLimitStorage implements RateLimitStorage {
   readonly maxEntries: number;
   private readonly counters = new Map<string, Counter>();
   private hand: Iterator<Counter> = this.counters.values();
   private evicted = 0;
+  // Times are kept relative to this instant: an epoch in ms (~1.8e12) leaves doubles a resolution of 0.24 µs,
+  // and a bucket's TAT is advanced by fractional intervals request after request.
+  private readonly epoch: number;
 
   constructor(
     private readonly clock: Clock,
     options: MemoryRateLimitStorageOptions = {},
   ) {
+    this.epoch = clock.nowMs();
     this.maxEntries = Math.max(1, Math.floor(options.maxEntries ?? DEFAULT_MAX_ENTRIES));
   }
 
@@ -64,44 +73,73 @@ export class MemoryRateLimitStorage implements RateLimitStorage {
     key: string,
     ttl: number,
     limit: number,
-    blockDuration: number,
+    _blockDuration?: number,
     _throttlerName?: string,
   ): Promise<ThrottlerStorageRecord> {
-    return Promise.resolve(this.incrementNow(key, ttl, limit, blockDuration));
+    return Promise.resolve(this.incrementNow(key, ttl, limit));
   }
 
   /** {@link increment} without the promise: the guard's synchronous path when the counters are in memory. */
-  incrementNow(key: string, ttl: number, limit: number, blockDuration: number): ThrottlerStorageRecord {
-    const now = this.clock.nowMs();
+  incrementNow(key: string, ttl: number, limit: number, _blockDuration?: number): ThrottlerStorageRecord {
+    const now = this.clock.nowMs() - this.epoch;
+    this.sweep(now);
+    const period = Math.max(1, ttl);
+    const capacity = Math.max(1, limit);
+    let counter = this.counters.get(key);
+    const level = counter !== undefined && counter.until > now ? counter.until - now : 0;
+    const decision = decide(level, period, capacity);
+    if (decision.admitted) {
+      if (counter === undefined) {
+        if (this.counters.size >= this.maxEntries) this.evictOne(now);
+        counter = new Counter(key, now + decision.levelMs, 0, false, false);
+        this.counters.set(key, counter);
+      } else {
+        counter.touched = true;
+        counter.until = now + decision.levelMs;
+      }
+    } else if (counter !== undefined) {
+      counter.touched = true;
+    }
+    return bucketRecord(decision.admitted, decision.levelMs, period, capacity);
+  }
+
+  peek(key: string, ttlMs: number, limit: number): Promise<ThrottlerStorageRecord> {
+    const now = this.clock.nowMs() - this.epoch;
+    this.sweep(now);
+    const counter = this.counters.get(key);
+    const level = counter !== undefined && counter.until > now ? counter.until - now : 0;
+    const period = Math.max(1, ttlMs);
+    const capacity = Math.max(1, limit);
+    return Promise.resolve(bucketRecord(decide(level, period, capacity).admitted, level, period, capacity));
+  }
+
+  hitWindow(key: string, windowMs: number, limit: number): Promise<WindowRecord> {
+    const now = this.clock.nowMs() - this.epoch;
     this.sweep(now);
     let counter = this.counters.get(key);
     if (counter === undefined) {
       if (this.counters.size >= this.maxEntries) this.evictOne(now);
-      counter = new Counter(key, 0, now + Math.max(1, ttl), 0, false);
+      counter = new Counter(key, now + Math.max(1, windowMs), 0, false, false);
       this.counters.set(key, counter);
     } else {
       counter.touched = true;
-      if (now >= counter.windowEnd) {
+      if (now >= counter.until) {
         counter.hits = 0;
-        counter.windowEnd = now + Math.max(1, ttl);
+        counter.held = false;
+        counter.until = now + Math.max(1, windowMs);
       }
     }
-    const hits = ++counter.hits;
-    // Only the hit that crosses the limit starts a block, so hammering a blocked key does not extend it.
-    if (blockDuration > 0 && hits > limit && hits - 1 <= limit) counter.blockEnd = now + blockDuration;
-    const blockEnd = counter.blockEnd;
-    return toRecord(hits, counter.windowEnd - now, blockEnd > now ? blockEnd - now : 0, limit);
+    counter.hits++;
+    if (counter.hits >= limit) counter.held = true;
+    return Promise.resolve({ hits: counter.hits, secondsLeft: wholeSeconds(counter.until - now) });
   }
 
-  peek(key: string, _ttlMs: number, limit: number): Promise<ThrottlerStorageRecord> {
-    const now = this.clock.nowMs();
+  peekWindow(key: string, _windowMs: number, _limit: number): Promise<WindowRecord> {
+    const now = this.clock.nowMs() - this.epoch;
     this.sweep(now);
     const counter = this.counters.get(key);
-    if (counter === undefined) return Promise.resolve(toRecord(0, 0, 0, limit));
-    const { windowEnd, blockEnd } = counter;
-    return Promise.resolve(
-      toRecord(counter.hits, windowEnd > now ? windowEnd - now : 0, blockEnd > now ? blockEnd - now : 0, limit),
-    );
+    if (counter === undefined || now >= counter.until) return Promise.resolve({ hits: 0, secondsLeft: 0 });
+    return Promise.resolve({ hits: counter.hits, secondsLeft: wholeSeconds(counter.until - now) });
   }
 
   reset(key: string): Promise<void> {
@@ -118,12 +156,12 @@ export class MemoryRateLimitStorage implements RateLimitStorage {
         return;
       }
       const counter = next.value;
-      if (now >= counter.windowEnd && now >= counter.blockEnd) this.counters.delete(counter.key);
+      if (now >= counter.until) this.counters.delete(counter.key);
     }
   }
 
   private evictOne(now: number): void {
-    let lastUnblocked: Counter | undefined;
+    let lastUnheld: Counter | undefined;
     let last: Counter | undefined;
     for (let step = 0; step < EVICTION_SCAN_LIMIT; step++) {
       let next = this.hand.next();
@@ -134,12 +172,12 @@ export class MemoryRateLimitStorage implements RateLimitStorage {
       }
       const counter = next.value;
       last = counter;
-      if (now >= counter.windowEnd && now >= counter.blockEnd) {
+      if (now >= counter.until) {
         this.counters.delete(counter.key);
         return;
       }
-      if (counter.blockEnd > now) continue;
-      lastUnblocked = counter;
+      if (counter.held) continue;
+      lastUnheld = counter;
       if (counter.touched) {
         counter.touched = false;
         continue;
@@ -147,8 +185,8 @@ export class MemoryRateLimitStorage implements RateLimitStorage {
       this.drop(counter);
       return;
     }
-    // Every counter looked at was busy: give up one anyway, an unblocked one if there was any.
-    const victim = lastUnblocked ?? last;
+    // Every counter looked at was busy: give up one anyway, an unheld one if there was any.
+    const victim = lastUnheld ?? last;
     if (victim !== undefined) this.drop(victim);
   }
 

@@ -4,9 +4,9 @@ import type { ThrottlerStorage } from '@nestjs/throttler';
  * What a check answers, exactly as `@nestjs/throttler`'s guard reads it. Derived from the interface because the
  * package does not export the record type from its entry point.
  *
- * Units follow the guard, which writes them unchanged into `Retry-After` and `X-RateLimit-Reset`: whole
- * seconds, rounded up. `timeToBlockExpire` is at least 1 while blocked (a `Retry-After: 0` would invite an
- * immediate retry that is still refused) and 0 otherwise.
+ * Units follow the guard, which writes them unchanged into `Retry-After`: whole seconds, rounded up.
+ * `timeToBlockExpire` is at least 1 while blocked (a `Retry-After: 0` would invite an immediate retry that is
+ * still refused) and 0 otherwise.
  */
 export type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
@@ -16,17 +16,34 @@ export type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increm
  */
 export type RateLimitRecord = ThrottlerStorageRecord & { limit?: number };
 
+/** A fixed-window count (the failed-login lock): hits so far and whole seconds until the window ends. */
+export interface WindowRecord {
+  hits: number;
+  /** Whole seconds until the window ends, rounded up; 0 when no window runs. */
+  secondsLeft: number;
+  /** As in {@link RateLimitRecord}: the limit the storage applied when it differs from the one asked for. */
+  limit?: number;
+}
+
 /**
- * Counters for the rate limiter and the failed-login lockout.
+ * Counters for the request rate limit, the company-switch limit and the failed-login lock.
  *
- * Semantics shared by every implementation (contract.md, "Rate limiting"):
- * - A fixed window of `ttl` ms starts at a counter's first hit; once it ends the count is 0 again.
- * - `totalHits` counts every hit of the window, those over the limit included.
- * - `isBlocked` while `totalHits > limit` in the current window. When `blockDuration > 0`, the hit that takes
- *   the count over the limit also blocks the key for `blockDuration` ms from that moment, past the end of the
- *   window if need be; that is how a lockout outlives the window in which it was earned. Hence "locked after N
- *   failures" is `limit = N - 1`: the N-th failure goes over and starts the lockout.
- * - The `throttlerName` of {@link ThrottlerStorage.increment} is ignored: callers put it into the key already.
+ * Leaky buckets ({@link increment}, {@link peek}; see leaky-bucket.ts), shared by every implementation
+ * (contract.md, "Rate limiting"):
+ * - `limit` is the capacity and `ttl` the time in ms in which a full bucket drains: one more request fits
+ *   every `ttl / limit` ms, and a bucket is empty again `ttl` ms after it was last full.
+ * - A request is admitted when the level after it is at most the capacity; a refused request adds nothing.
+ * - `totalHits` is the level after the decision in whole requests (rounded up), so `limit - totalHits` requests
+ *   more would be admitted at once; `isBlocked` means refused, and `timeToBlockExpire` then says in whole
+ *   seconds (at least 1) when the next request fits.
+ * - `blockDuration` and `throttlerName` of {@link ThrottlerStorage.increment} are ignored: the bucket is its own
+ *   block, and callers put the name into the key already.
+ *
+ * Fixed windows ({@link hitWindow}, {@link peekWindow}) for the failed-login lock, whose rule is a count and
+ * not a rate ("10 failures within 15 minutes lock until the 15 minutes pass"): a window of `windowMs` starts at
+ * the first hit, counts every hit, and is forgotten when it ends.
+ *
+ * A key is used as a bucket or as a window, never both; {@link reset} forgets either.
  */
 export interface RateLimitStorage extends ThrottlerStorage {
   increment(
@@ -44,13 +61,18 @@ export interface RateLimitStorage extends ThrottlerStorage {
   incrementNow?(key: string, ttl: number, limit: number, blockDuration: number): RateLimitRecord;
 
   /**
-   * The counter's state without counting a hit: for the headers of a response that never reached the guard,
-   * and for "is this e-mail locked out?" before a password is checked. A key never hit reads as 0 hits,
-   * `timeToExpire` 0.
+   * The bucket's state without adding to it: for the headers of a response that never reached the guard.
+   * `isBlocked` says whether a request now would be refused. A key never hit reads as empty.
    */
   peek(key: string, ttlMs: number, limit: number): Promise<RateLimitRecord>;
 
-  /** Forgets the key's hits and block (tests, administration). */
+  /** Counts one hit in the key's fixed window, starting the window on the first. */
+  hitWindow(key: string, windowMs: number, limit: number): Promise<WindowRecord>;
+
+  /** The key's window count without counting; 0 hits when no window runs. */
+  peekWindow(key: string, windowMs: number, limit: number): Promise<WindowRecord>;
+
+  /** Forgets the key (tests, administration, a successful login). */
   reset(key: string): Promise<void>;
 }
 
@@ -62,22 +84,5 @@ export interface RateLimitLogger {
   info(obj: object, msg?: string): void;
 }
 
-/**
- * Builds the guard's record from remaining lifetimes in ms, the one place where both storages turn time into
- * the guard's units, so they cannot drift apart. `windowMs`/`blockMs` are 0 when the window/block is over.
- */
-export function toRecord(totalHits: number, windowMs: number, blockMs: number, limit: number): ThrottlerStorageRecord {
-  const overLimit = windowMs > 0 && totalHits > limit;
-  const isBlocked = overLimit || blockMs > 0;
-  let timeToBlockExpire = 0;
-  if (isBlocked) {
-    const unblockMs = overLimit && windowMs > blockMs ? windowMs : blockMs;
-    timeToBlockExpire = unblockMs > 1000 ? Math.ceil(unblockMs / 1000) : 1;
-  }
-  return {
-    totalHits: windowMs > 0 ? totalHits : 0,
-    timeToExpire: windowMs > 0 ? Math.ceil(windowMs / 1000) : 0,
-    isBlocked,
-    timeToBlockExpire,
-  };
-}
+/** Whole seconds, rounded up, of a remaining lifetime in ms; 0 when over. */
+export const wholeSeconds = (ms: number): number => (ms > 0 ? Math.ceil(ms / 1000) : 0);

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import type Redis from 'ioredis';
 import { DeadlineError, withDeadline } from '../../redis-client/circuit-breaker';
-import { RateLimitStorage, ThrottlerStorageRecord, toRecord } from './rate-limit-storage';
+import { bucketRecord, decide, EPSILON_MS } from './leaky-bucket';
+import { RateLimitStorage, ThrottlerStorageRecord, WindowRecord, wholeSeconds } from './rate-limit-storage';
 
 export interface RedisRateLimitStorageOptions {
-  /** Put before every key; must not contain `{` or `}`, which would move the cluster hash tag. */
+  /** Put before every key. */
   keyPrefix?: string;
   /** How long a check may take before it counts as failed. */
   timeoutMs?: number;
@@ -22,42 +23,57 @@ export class RateLimitTimeoutError extends DeadlineError {
 }
 
 /**
- * One round trip, atomic: count (or only read) the hit, start the window on the first hit, start the block on
- * the hit that crosses the limit, and report the remaining lifetimes. Lifetimes are the server's PTTLs, so the
- * instances' clocks never enter into it.
+ * One leaky-bucket decision, atomic and in one round trip, on the server's clock (`TIME`), so that the
+ * instances' clocks never enter into it: the same GCRA as leaky-bucket.ts. The bucket is one key holding its
+ * TAT (the instant it is empty again, in ms) and expiring then; one key per decision, so the script is safe on
+ * Redis Cluster (one hash slot) without hash tags. `redis.replicate_commands()` lets a script write after
+ * `TIME` on Redis < 5 (later versions replicate effects anyway and keep the call as a no-op).
  *
- * KEYS: hits, block. ARGV: ttl ms, limit, block ms, "1" to count a hit or "0" to peek.
- * Returns { hits, window PTTL, block PTTL } with PTTL < 0 meaning "none".
+ * KEYS: the bucket. ARGV: period ms (a full bucket drains in it), capacity, "1" to decide a request or "0" to
+ * peek. Returns { admitted (1/0), backlog in ms after the decision (a string: Lua numbers would be truncated) }.
  */
-const CHECK_SCRIPT = `
-local hits
-local ttl
-if ARGV[4] == '1' then
-  hits = redis.call('INCR', KEYS[1])
-  ttl = redis.call('PTTL', KEYS[1])
+const BUCKET_SCRIPT = `
+if redis.replicate_commands then redis.replicate_commands() end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+local period = tonumber(ARGV[1])
+local interval = period / tonumber(ARGV[2])
+local level = tonumber(redis.call('GET', KEYS[1]) or '0') - now
+if level < 0 then level = 0 end
+if ARGV[3] == '1' then
+  local after = level + interval
+  if after <= period + ${EPSILON_MS} then
+    redis.call('SET', KEYS[1], string.format('%.3f', now + after), 'PX', math.ceil(after))
+    return { 1, string.format('%.3f', after) }
+  end
+end
+return { 0, string.format('%.3f', level) }
+`;
+
+/**
+ * One fixed-window count (the failed-login lock): count (or only read) the hit, starting the window on the
+ * first. The window's lifetime is the key's PTTL, the server's own.
+ * KEYS: the count. ARGV: window ms, "1" to count or "0" to peek. Returns { hits, PTTL (< 0: none) }.
+ */
+const WINDOW_SCRIPT = `
+if ARGV[2] == '1' then
+  local hits = redis.call('INCR', KEYS[1])
+  local ttl = redis.call('PTTL', KEYS[1])
   if ttl < 0 then
     ttl = tonumber(ARGV[1])
     redis.call('PEXPIRE', KEYS[1], ttl)
   end
-  local limit = tonumber(ARGV[2])
-  local block = tonumber(ARGV[3])
-  if block > 0 and hits > limit and hits - 1 <= limit then
-    redis.call('SET', KEYS[2], '1', 'PX', block)
-  end
-else
-  hits = tonumber(redis.call('GET', KEYS[1]) or '0')
-  ttl = redis.call('PTTL', KEYS[1])
+  return { hits, ttl }
 end
-return { hits, ttl, redis.call('PTTL', KEYS[2]) }
+return { tonumber(redis.call('GET', KEYS[1]) or '0'), redis.call('PTTL', KEYS[1]) }
 `;
-const CHECK_SCRIPT_SHA = createHash('sha1').update(CHECK_SCRIPT).digest('hex');
+
+const sha1 = (script: string): string => createHash('sha1').update(script).digest('hex');
+const BUCKET = { source: BUCKET_SCRIPT, sha: sha1(BUCKET_SCRIPT) };
+const WINDOW = { source: WINDOW_SCRIPT, sha: sha1(WINDOW_SCRIPT) };
 
 /**
- * Counters shared by every instance, in Redis.
- *
- * Key layout: `{prefix}{<key>}:h` (hit count, expires with the window) and `{prefix}{<key>}:b` (present while
- * blocked). The braces are a Redis Cluster hash tag, so both keys of a check live in one slot and the script
- * may touch them together.
+ * Buckets and windows shared by every instance, in Redis: one key per counter, `{prefix}{key}`.
  *
  * Nothing here retries or queues: the client must be built with `enableOfflineQueue: false` (see
  * `redisOptions()`), otherwise hits issued while Redis is away would be replayed, and counted, on reconnect.
@@ -71,7 +87,6 @@ export class RedisRateLimitStorage implements RateLimitStorage {
     options: RedisRateLimitStorageOptions = {},
   ) {
     this.keyPrefix = options.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX;
-    if (/[{}]/.test(this.keyPrefix)) throw new Error('rate-limit key prefix must not contain "{" or "}"');
     this.timeoutMs = options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
   }
 
@@ -81,48 +96,59 @@ export class RedisRateLimitStorage implements RateLimitStorage {
     key: string,
     ttl: number,
     limit: number,
-    blockDuration: number,
+    _blockDuration?: number,
     _throttlerName?: string,
   ): Promise<ThrottlerStorageRecord> {
-    return this.check(key, Math.max(1, Math.ceil(ttl)), limit, Math.max(0, Math.ceil(blockDuration)), '1');
+    return this.bucket(key, ttl, limit, '1');
   }
 
   peek(key: string, ttlMs: number, limit: number): Promise<ThrottlerStorageRecord> {
-    return this.check(key, Math.max(1, Math.ceil(ttlMs)), limit, 0, '0');
+    return this.bucket(key, ttlMs, limit, '0');
+  }
+
+  hitWindow(key: string, windowMs: number, _limit: number): Promise<WindowRecord> {
+    return this.window(key, windowMs, '1');
+  }
+
+  peekWindow(key: string, windowMs: number, _limit: number): Promise<WindowRecord> {
+    return this.window(key, windowMs, '0');
   }
 
   async reset(key: string): Promise<void> {
-    const [hits, block] = this.keysOf(key);
-    await this.withDeadline(this.redis.del(hits, block));
+    await this.withDeadline(this.redis.del(this.keyOf(key)));
   }
 
-  /** The Redis keys of a counter: hit count and block marker, sharing one hash tag. */
-  keysOf(key: string): [string, string] {
-    const tag = `${this.keyPrefix}{${hashTagSafe(key)}}`;
-    return [`${tag}:h`, `${tag}:b`];
+  /** The Redis key of a counter. */
+  keyOf(key: string): string {
+    return this.keyPrefix + key;
   }
 
-  private check(
-    key: string,
-    ttl: number,
-    limit: number,
-    blockDuration: number,
-    count: '0' | '1',
-  ): Promise<ThrottlerStorageRecord> {
-    const [hitsKey, blockKey] = this.keysOf(key);
-    const args = [hitsKey, blockKey, ttl, limit, blockDuration, count];
-    return this.withDeadline(this.evalCheck(args)).then((reply) => {
-      const [hits, windowPttl, blockPttl] = reply as [number, number, number];
-      return toRecord(hits, windowPttl > 0 ? windowPttl : 0, blockPttl > 0 ? blockPttl : 0, limit);
+  private bucket(key: string, ttl: number, limit: number, count: '0' | '1'): Promise<ThrottlerStorageRecord> {
+    const period = Math.max(1, Math.ceil(ttl));
+    const capacity = Math.max(1, Math.floor(limit));
+    return this.withDeadline(this.run(BUCKET, [this.keyOf(key), period, capacity, count])).then((reply) => {
+      const [admitted, levelMs] = reply as [number, string];
+      const level = Number(levelMs);
+      // A peek says whether a request now would fit, as MemoryRateLimitStorage.peek does.
+      const fits = count === '1' ? admitted === 1 : decide(level, period, capacity).admitted;
+      return bucketRecord(fits, level, period, capacity);
     });
   }
 
-  private evalCheck(args: (string | number)[]): Promise<unknown> {
-    return this.redis.evalsha(CHECK_SCRIPT_SHA, 2, ...args).catch((error: unknown) => {
+  private window(key: string, windowMs: number, count: '0' | '1'): Promise<WindowRecord> {
+    const args = [this.keyOf(key), Math.max(1, Math.ceil(windowMs)), count];
+    return this.withDeadline(this.run(WINDOW, args)).then((reply) => {
+      const [hits, pttl] = reply as [number, number];
+      return pttl > 0 ? { hits, secondsLeft: wholeSeconds(pttl) } : { hits: 0, secondsLeft: 0 };
+    });
+  }
+
+  private run(script: { source: string; sha: string }, [key, ...args]: (string | number)[]): Promise<unknown> {
+    return this.redis.evalsha(script.sha, 1, key, ...args).catch((error: unknown) => {
       // After a restart or SCRIPT FLUSH the server has forgotten the script; EVAL runs and caches it again.
       // Safe to resend: NOSCRIPT means the first attempt ran nothing.
       if (error instanceof Error && error.message.startsWith('NOSCRIPT')) {
-        return this.redis.eval(CHECK_SCRIPT, 2, ...args);
+        return this.redis.eval(script.source, 1, key, ...args);
       }
       throw error;
     });
@@ -133,15 +159,4 @@ export class RedisRateLimitStorage implements RateLimitStorage {
     // count as Redis being slow and open the breaker exactly when a burst arrives.
     return withDeadline(work, this.timeoutMs, () => new RateLimitTimeoutError(this.timeoutMs));
   }
-}
-
-/**
- * The key as it may stand between the hash-tag braces. Redis takes the tag up to the first `}`, and an empty
- * tag means "hash the whole key", which would split the two keys of a check across slots; so `{`, `}` and the
- * escape character itself are percent-encoded, and the empty key gets a tag no encoded key can produce.
- */
-function hashTagSafe(key: string): string {
-  if (key === '') return '%';
-  if (!/[{}%]/.test(key)) return key;
-  return key.replace(/[{}%]/g, (char) => (char === '{' ? '%7B' : char === '}' ? '%7D' : '%25'));
 }

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import Redis from 'ioredis';
+import { ManualClock } from '../../../test/support/manual-clock';
 import { SystemClock } from '../../common/clock/clock';
 import { redisOptions } from '../../redis-client/redis-client.module';
 import { MemoryRateLimitStorage } from './memory-rate-limit.storage';
@@ -155,7 +156,8 @@ describe('ResilientRateLimitStorage against a failing Redis', () => {
     expect(logA.events()).toEqual(['rate_limit_breaker_open']);
     expect(logA.lines[0].level).toBe('warn');
     // Still limited, per instance, while Redis is away.
-    expect(await a.peek('during', 60_000, 5)).toMatchObject({ totalHits: latencies.length, isBlocked: true });
+    expect(latencies.length).toBeGreaterThan(5);
+    expect(await a.peek('during', 60_000, 5)).toMatchObject({ totalHits: 5, isBlocked: true });
 
     await startRedis(port);
     const closed = () => a.state === 'closed' && b.state === 'closed';
@@ -298,6 +300,12 @@ describe('ResilientRateLimitStorage while Redis is away', () => {
     override reset(): never {
       throw this.error;
     }
+    override hitWindow(): never {
+      throw this.error;
+    }
+    override peekWindow(): never {
+      throw this.error;
+    }
   }
 
   it('clears the key without failing when Redis cannot (a login must not answer 500)', async () => {
@@ -312,24 +320,47 @@ describe('ResilientRateLimitStorage while Redis is away', () => {
     }
   });
 
-  it('allows each instance ceil(limit / N) of the fleet limit, N as last seen, and says so in the record', async () => {
+  it('gives each instance a bucket of ceil(limit / N) draining at 1/N of the rate, and says so in the record', async () => {
     let fleet = 2;
+    const clock = new ManualClock('2026-11-24T12:00:00Z');
     const storage = new ResilientRateLimitStorage(
       new FailingPrimary(new SystemClock()),
-      new MemoryRateLimitStorage(new SystemClock()),
+      new MemoryRateLimitStorage(clock),
       silent,
       { fleetSize: () => fleet },
     );
     const answers = [];
-    for (let i = 0; i < 16; i++) answers.push(await storage.increment('k', 60_000, 30, 0, 'default'));
+    for (let i = 0; i < 16; i++) answers.push(await storage.increment('k', 3000, 30, 0, 'default'));
     expect(answers.map((record) => record.limit)).toEqual(Array(16).fill(15));
     expect(answers.slice(0, 15).every((record) => !record.isBlocked)).toBe(true);
     expect(answers[15].isBlocked).toBe(true);
-    expect(await storage.peek('k', 60_000, 30)).toMatchObject({ limit: 15, totalHits: 16 });
+    expect(await storage.peek('k', 3000, 30)).toMatchObject({ limit: 15, totalHits: 15 });
+    // The fleet drains 10 GET/s; this instance 5/s, one every 200 ms.
+    clock.advance(199);
+    expect((await storage.increment('k', 3000, 30, 0, 'default')).isBlocked).toBe(true);
+    clock.advance(1);
+    expect((await storage.increment('k', 3000, 30, 0, 'default')).isBlocked).toBe(false);
+    expect((await storage.increment('k', 3000, 30, 0, 'default')).isBlocked).toBe(true);
+    // Half the capacity at half the rate: still empty 3 s after it was last full.
+    clock.advance(2999);
+    expect((await storage.peek('k', 3000, 30)).totalHits).toBe(1);
+    clock.advance(1);
+    expect((await storage.peek('k', 3000, 30)).totalHits).toBe(0);
 
     fleet = 3;
-    expect((await storage.increment('odd', 60_000, 10, 0, 'default')).limit).toBe(4);
+    expect((await storage.increment('odd', 3000, 10, 0, 'default')).limit).toBe(4);
     fleet = 0; // never below one instance, never a limit of 0
-    expect((await storage.increment('one', 60_000, 1, 0, 'default')).limit).toBe(1);
+    expect((await storage.increment('one', 3000, 1, 0, 'default')).limit).toBe(1);
+  });
+
+  it('applies the share to the login lock windows too', async () => {
+    const storage = new ResilientRateLimitStorage(
+      new FailingPrimary(new SystemClock()),
+      new MemoryRateLimitStorage(new SystemClock()),
+      silent,
+      { fleetSize: () => 2 },
+    );
+    expect(await storage.hitWindow('login', 60_000, 10)).toMatchObject({ hits: 1, limit: 5 });
+    expect(await storage.peekWindow('login', 60_000, 10)).toMatchObject({ hits: 1, limit: 5 });
   });
 });

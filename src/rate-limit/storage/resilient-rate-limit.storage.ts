@@ -5,7 +5,7 @@ import {
   DEFAULT_COOL_DOWN_MS,
   DEFAULT_FAILURE_THRESHOLD,
 } from '../../redis-client/circuit-breaker';
-import { RateLimitLogger, RateLimitRecord, RateLimitStorage } from './rate-limit-storage';
+import { RateLimitLogger, RateLimitRecord, RateLimitStorage, WindowRecord } from './rate-limit-storage';
 
 export type { BreakerState };
 export { DEFAULT_COOL_DOWN_MS, DEFAULT_FAILURE_THRESHOLD };
@@ -18,7 +18,8 @@ export interface ResilientRateLimitStorageOptions extends CircuitBreakerOptions 
   breaker?: CircuitBreaker;
   /**
    * How many instances share the fleet's limits, as last seen (at least 1). While the fallback answers, each
-   * instance allows `ceil(limit / N)` so that the fleet as a whole stays near the limit (contract.md).
+   * instance's buckets hold `ceil(limit / N)` and drain at 1/N of the rate, so that the fleet as a whole stays
+   * near the limit (contract.md).
    */
   fleetSize?: () => number;
 }
@@ -28,8 +29,8 @@ export interface ResilientRateLimitStorageOptions extends CircuitBreakerOptions 
  *
  * While Redis is healthy every check goes there. A check that fails or misses the primary's deadline is
  * answered from memory instead, so a request never waits longer than that deadline nor fails because of the
- * limiter, at `ceil(limit / N)` with N the instances last seen alive; the record then says which limit it
- * applied, for the headers. Resets go through the breaker too: a login must not fail because the failure
+ * limiter, in a bucket of `ceil(limit / N)` draining at 1/N of the rate, N being the instances last seen
+ * alive (contract.md, "Operations"); the record then says which capacity it applied, for the headers. Resets go through the breaker too: a login must not fail because the failure
  * counter could not be cleared in Redis.
  *
  * The primary must enforce its own deadline (RedisRateLimitStorage does). A check that timed out may still be
@@ -70,7 +71,7 @@ export class ResilientRateLimitStorage implements RateLimitStorage {
       () => this.primary.increment(key, ttl, limit, blockDuration, throttlerName),
       () => {
         const share = this.share(limit);
-        return this.applied(this.fallback.increment(key, ttl, share, blockDuration, throttlerName), share);
+        return this.applied(this.fallback.increment(key, this.sharePeriod(ttl, limit, share), share, 0, ''), share);
       },
     );
   }
@@ -80,7 +81,27 @@ export class ResilientRateLimitStorage implements RateLimitStorage {
       () => this.primary.peek(key, ttlMs, limit),
       () => {
         const share = this.share(limit);
-        return this.applied(this.fallback.peek(key, ttlMs, share), share);
+        return this.applied(this.fallback.peek(key, this.sharePeriod(ttlMs, limit, share), share), share);
+      },
+    );
+  }
+
+  hitWindow(key: string, windowMs: number, limit: number): Promise<WindowRecord> {
+    return this.breaker.run(
+      () => this.primary.hitWindow(key, windowMs, limit),
+      () => {
+        const share = this.share(limit);
+        return this.applied(this.fallback.hitWindow(key, windowMs, share), share);
+      },
+    );
+  }
+
+  peekWindow(key: string, windowMs: number, limit: number): Promise<WindowRecord> {
+    return this.breaker.run(
+      () => this.primary.peekWindow(key, windowMs, limit),
+      () => {
+        const share = this.share(limit);
+        return this.applied(this.fallback.peekWindow(key, windowMs, share), share);
       },
     );
   }
@@ -103,7 +124,16 @@ export class ResilientRateLimitStorage implements RateLimitStorage {
     return Math.max(1, Math.ceil(limit / instances));
   }
 
-  private async applied(record: Promise<RateLimitRecord>, limit: number): Promise<RateLimitRecord> {
+  /**
+   * The period in which a bucket of `share` drains at 1/N of the fleet's rate (`limit` per `ttl`): N instances
+   * each draining `share` per this period together drain about `limit` per `ttl`.
+   */
+  private sharePeriod(ttl: number, limit: number, share: number): number {
+    const instances = Math.max(1, Math.floor(this.fleetSize()));
+    return (ttl * share * instances) / Math.max(1, limit);
+  }
+
+  private async applied<R extends object>(record: Promise<R>, limit: number): Promise<R & { limit: number }> {
     this.fallbacks++;
     return { ...(await record), limit };
   }
