@@ -14,9 +14,9 @@ const distRoot = resolve(__dirname, '..', process.env.BENCH_DIST || 'dist');
 const dist = (path) => require(`${distRoot}/src/${path}`);
 const { SystemClock } = dist('common/clock/clock');
 const { redisOptions } = dist('redis-client/redis-client.module');
-const { MemoryRateLimitStorage } = dist('rate-limit/storage/memory-rate-limit.storage');
-const { RedisRateLimitStorage } = dist('rate-limit/storage/redis-rate-limit.storage');
-const { ResilientRateLimitStorage } = dist('rate-limit/storage/resilient-rate-limit.storage');
+const { MemoryRateLimitStorage } = dist('counters/memory-rate-limit.storage');
+const { RedisRateLimitStorage } = dist('counters/redis-rate-limit.storage');
+const { ResilientRateLimitStorage } = dist('counters/resilient-rate-limit.storage');
 const { benchmarkStorage, measureHeapForDistinctKeys } = require('./lib/storage-benchmark');
 
 const silent = { warn: () => undefined, info: () => undefined };

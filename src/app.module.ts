@@ -1,8 +1,9 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
+import { CredentialService } from './auth/credentials/credential.service';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { InputSanityGuard } from './common/http/input-sanity';
 import { createValidationPipe } from './common/http/validation.pipe';
@@ -18,12 +19,24 @@ import { MetricsModule } from './metrics/metrics.module';
 import { MembershipModule } from './membership/membership.module';
 import { OrdersModule } from './orders/orders.module';
 import { ProductsModule } from './products/products.module';
-import { RateLimitStorageModule } from './rate-limit/rate-limit-storage.module';
+import { RateLimitCredentials } from './rate-limit/rate-limit-credentials';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { SeedModule } from './seed/seed.module';
 import { SessionsModule } from './sessions/sessions.module';
 import { UsersModule } from './users/users.module';
+
+/**
+ * The rate limiter's port onto credentials (what it may know of a request's credential, and nothing else),
+ * bound here where the app is assembled so that neither the limiter nor the auth module imports the other.
+ */
+@Global()
+@Module({
+  imports: [AuthModule],
+  providers: [{ provide: RateLimitCredentials, useExisting: CredentialService }],
+  exports: [RateLimitCredentials],
+})
+class RateLimitCredentialsBinding {}
 
 @Module({})
 export class AppModule {
@@ -38,8 +51,8 @@ export class AppModule {
         EmployeeModule,
         MembershipModule,
         SeedModule,
-        RateLimitStorageModule,
         AuthModule,
+        RateLimitCredentialsBinding,
         SessionsModule,
         RateLimitModule,
         UsersModule,

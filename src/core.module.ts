@@ -5,9 +5,13 @@ import type { AppLogger } from './common/logging/logger';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { CountersModule } from './counters/counters.module';
 import { RedisClientModule } from './redis-client/redis-client.module';
 
-/** What both the HTTP service and the operator CLI stand on: configuration, logging, time and storage. */
+/**
+ * What both the HTTP service and the operator CLI stand on: configuration, logging, time, storage, and the
+ * counters (rate-limit buckets, login-lock windows) with the Redis breaker and fleet count behind them.
+ */
 @Module({})
 export class CoreModule {
   static forRoot(config: AppConfig, logger: AppLogger): DynamicModule {
@@ -19,6 +23,7 @@ export class CoreModule {
         ClockModule,
         DatabaseModule,
         RedisClientModule,
+        CountersModule,
       ],
       exports: [DatabaseModule],
     };

@@ -1,6 +1,6 @@
 import type Redis from 'ioredis';
-import { ResilientRateLimitStorage } from '../src/rate-limit/storage/resilient-rate-limit.storage';
-import { RATE_LIMIT_STORAGE } from '../src/rate-limit/storage/rate-limit-storage';
+import { ResilientRateLimitStorage } from '../src/counters/resilient-rate-limit.storage';
+import { RATE_LIMIT_STORAGE } from '../src/counters/rate-limit-storage';
 import { REDIS_CLIENT } from '../src/redis-client/redis-client.module';
 import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
 import { RateLimitProbeModule } from './support/rate-limit-probe.module';

@@ -3,7 +3,6 @@ import { JwtModule } from '@nestjs/jwt';
 import { AppConfig } from '../config/app-config';
 import { EmployeeModule } from '../employee/employee.module';
 import { MembershipModule } from '../membership/membership.module';
-import { RateLimitCredentials } from '../rate-limit/rate-limit-credentials';
 import { AuthController } from './auth.controller';
 import { AuthGuard } from './auth.guard';
 import { CredentialService } from './credentials/credential.service';
@@ -34,14 +33,12 @@ import { TokenIssuer } from './tokens/token-issuer.service';
       useFactory: (apiKey: ApiKeyStrategy, jwt: JwtStrategy) => [apiKey, jwt],
     },
     CredentialService,
-    // The rate limiter's port onto credentials: what it may know, and nothing else.
-    { provide: RateLimitCredentials, useExisting: CredentialService },
     UsageRecorder,
     RevocationBus,
     TokenIssuer,
     LoginService,
     AuthGuard,
   ],
-  exports: [AuthGuard, CredentialService, RateLimitCredentials, RevocationBus, TokenIssuer],
+  exports: [AuthGuard, CredentialService, RevocationBus, TokenIssuer],
 })
 export class AuthModule {}

@@ -10,7 +10,7 @@ import { EmployeeService } from '../employee/employee.service';
 import { PasswordHasher } from '../employee/password-hasher';
 import { MembershipService } from '../membership/membership.service';
 import { appMetrics } from '../metrics/app-metrics';
-import { RATE_LIMIT_STORAGE, type RateLimitStorage } from '../rate-limit/storage/rate-limit-storage';
+import { RATE_LIMIT_STORAGE, type RateLimitStorage } from '../counters/rate-limit-storage';
 import { sha256Hex } from './credentials/sha256';
 import { type LoginResult, toLoginResult } from './login-result';
 import { LoginSession } from '../sessions/login-session.entity';

@@ -6,7 +6,6 @@ import { CompanyModule } from '../company/company.module';
 import { CoreModule } from '../core.module';
 import { EmployeeModule } from '../employee/employee.module';
 import { MembershipModule } from '../membership/membership.module';
-import { RateLimitStorageModule } from '../rate-limit/rate-limit-storage.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { OperatorActionsService } from './operator-actions.service';
 
@@ -20,7 +19,6 @@ export class CliModule {
         CompanyModule,
         EmployeeModule,
         MembershipModule,
-        RateLimitStorageModule,
         AuthModule,
         SessionsModule,
       ],

@@ -9,7 +9,7 @@ import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import { Membership } from '../membership/membership.entity';
 import { MembershipService } from '../membership/membership.service';
-import { RATE_LIMIT_STORAGE, type RateLimitStorage } from '../rate-limit/storage/rate-limit-storage';
+import { RATE_LIMIT_STORAGE, type RateLimitStorage } from '../counters/rate-limit-storage';
 import { LoginSession } from '../sessions/login-session.entity';
 
 /**

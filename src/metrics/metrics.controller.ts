@@ -6,8 +6,8 @@ import { Public } from '../auth/auth.decorator';
 import { CredentialService } from '../auth/credentials/credential.service';
 import { QueryCounter } from '../database/query-counter';
 import { NoRateLimit } from '../rate-limit/rate-limit.decorator';
-import { RATE_LIMIT_STORAGE, type RateLimitStorage } from '../rate-limit/storage/rate-limit-storage';
-import { ResilientRateLimitStorage } from '../rate-limit/storage/resilient-rate-limit.storage';
+import { RATE_LIMIT_STORAGE, type RateLimitStorage } from '../counters/rate-limit-storage';
+import { ResilientRateLimitStorage } from '../counters/resilient-rate-limit.storage';
 import { appMetrics, instanceRegistry } from './app-metrics';
 
 /** Prometheus text exposition (prom-client): the default process metrics and the service's own series. */

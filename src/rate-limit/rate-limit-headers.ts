@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NO_CREDENTIAL, RateLimitCredentials } from './rate-limit-credentials';
-import { counterKey, IDENTIFIER_HEADER, LIMIT_HEADER, rateLimitIdentifier, REMAINING_HEADER } from './rate-limit.guard';
-import { RATE_LIMIT_WINDOW_MS, RateLimitPolicy } from './rate-limit.policy';
-import { RATE_LIMIT_STORAGE, type RateLimitStorage } from './storage/rate-limit-storage';
+import { counterKey, rateLimitIdentifier } from './rate-limit-key';
+import { IDENTIFIER_HEADER, LIMIT_HEADER, REMAINING_HEADER } from './rate-limit.guard';
+import { RATE_LIMIT_PERIOD_MS, RateLimitPolicy } from './rate-limit.policy';
+import { RATE_LIMIT_STORAGE, type RateLimitStorage } from '../counters/rate-limit-storage';
 
 /**
  * Puts the X-Rate-Limit-* headers on the `/v1` responses the guard never saw: unknown routes (404) and bodies
@@ -33,7 +34,7 @@ export class RateLimitHeaders {
     const limit = route ? this.policy.limitFor(request.method, route) : this.policy.defaultLimit(request.method);
     // Memory only: a request that never reached a handler does not pay for a credential look-up.
     const identifier = rateLimitIdentifier(request, group, this.credentials.knownTokenHash(request) ?? NO_CREDENTIAL);
-    const record = await this.counters.peek(counterKey(identifier), RATE_LIMIT_WINDOW_MS, limit).catch(() => null);
+    const record = await this.counters.peek(counterKey(identifier), RATE_LIMIT_PERIOD_MS, limit).catch(() => null);
     const applied = record?.limit ?? limit;
     reply.header(LIMIT_HEADER, applied);
     reply.header(REMAINING_HEADER, Math.max(0, applied - (record?.totalHits ?? 0)));

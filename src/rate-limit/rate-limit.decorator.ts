@@ -8,7 +8,7 @@ export interface RateLimitRule {
    * controller's own path, which is what the source calls its controller.
    */
   group?: string;
-  /** Per-method limits per 3-second window that replace the defaults for this controller or route. */
+  /** Per-method bucket capacities (drained per 3 seconds) that replace the defaults for this controller or route. */
   limits?: Partial<Record<HttpMethod, number>>;
   /** Set by {@link NoRateLimit}. */
   skip?: boolean;

@@ -6,10 +6,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ManualClock } from '../../test/support/manual-clock';
 import { ApiError } from '../common/errors/api-error';
 import { NO_CREDENTIAL, RateLimitCredentials } from './rate-limit-credentials';
-import { counterKey, memoryTracker, RateLimitGuard } from './rate-limit.guard';
+import { counterKey } from './rate-limit-key';
+import { memoryTracker, RateLimitGuard } from './rate-limit.guard';
 import type { RateLimitPolicy, RouteLimits } from './rate-limit.policy';
-import { MemoryRateLimitStorage } from './storage/memory-rate-limit.storage';
-import type { RateLimitStorage } from './storage/rate-limit-storage';
+import { MemoryRateLimitStorage } from '../counters/memory-rate-limit.storage';
+import type { RateLimitStorage } from '../counters/rate-limit-storage';
 
 const LIMIT = 2;
 

@@ -9,21 +9,14 @@ import {
   type ThrottlerOptions,
   type ThrottlerRequest,
 } from '@nestjs/throttler';
-import {
-  THROTTLER_BLOCK_DURATION,
-  THROTTLER_KEY_GENERATOR,
-  THROTTLER_LIMIT,
-  THROTTLER_SKIP,
-  THROTTLER_TRACKER,
-  THROTTLER_TTL,
-} from '@nestjs/throttler/dist/throttler.constants';
 import type { ThrottlerGenerateKeyFunction, ThrottlerGetTrackerFunction } from '@nestjs/throttler';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../common/errors/api-error';
 import { appMetrics } from '../metrics/app-metrics';
 import { NO_CREDENTIAL, RateLimitCredentials } from './rate-limit-credentials';
+import { rateLimitIdentifier } from './rate-limit-key';
 import { RateLimitPolicy } from './rate-limit.policy';
-import type { RateLimitRecord, RateLimitStorage } from './storage/rate-limit-storage';
+import type { RateLimitRecord, RateLimitStorage } from '../counters/rate-limit-storage';
 
 export const LIMIT_HEADER = 'x-rate-limit-limit';
 export const REMAINING_HEADER = 'x-rate-limit-remaining';
@@ -40,12 +33,6 @@ function valueNow(value: ThrottlerOptions['limit'], context: ExecutionContext): 
   if (typeof resolved !== 'number') throw new Error('rate-limit throttler options must resolve synchronously');
   return resolved;
 }
-
-export const counterKey = (identifier: string) => `req:${identifier}`;
-
-/** `{ip}|{METHOD}|{group}|{token hash}` (contract.md), e.g. `203.0.113.7|GET|products|9f86d081884c7d65`. */
-export const rateLimitIdentifier = (request: FastifyRequest, group: string, tokenHash: string) =>
-  `${request.ip}|${request.method}|${group}|${tokenHash}`;
 
 /**
  * The throttler's `getTracker`: the identifier memory can give now, with the credential's token hash when it
@@ -76,7 +63,7 @@ const GENERAL = 'general';
 
 /**
  * The request rate limit (source §8) as a @nestjs/throttler guard: it runs the one throttler RateLimitModule
- * configures (3-second window, per-route limit resolver, tracker, key) through the framework's hooks:
+ * configures (3-second drain period, per-route limit resolver, tracker, key) through the framework's hooks:
  * {@link shouldSkip} (`@NoRateLimit()`), the `getTracker` option ({@link memoryTracker}), {@link handleRequest}
  * (the two-step count below and our headers) and {@link throwThrottlingException} (our 429 body).
  *
@@ -89,7 +76,7 @@ const GENERAL = 'general';
  *   Invented JWTs fail the signature in memory; only tokens this service signed can cost a look-up.
  * - Unknown and not vouched for (an API key not seen yet): counted on the client's `-` counter first; only a
  *   request that counter still admits has its key looked up (and, if valid, is counted on the key's counter
- *   too). A flood of made-up API keys from one client therefore costs at most one window's `-` limit of
+ *   too). A flood of made-up API keys from one client therefore costs at most the `-` bucket's capacity, then its drain rate, of
  *   look-ups, and its 429s cost none.
  */
 @Injectable()
@@ -189,30 +176,24 @@ export class RateLimitGuard extends ThrottlerGuard {
     return plan;
   }
 
-  /** What ThrottlerGuard.canActivate resolves per request, from the same sources and in the same order. */
+  /**
+   * What ThrottlerGuard.canActivate would resolve per request, from the throttler options RateLimitModule
+   * configures. Rules are declared with `@RateLimit()` / `@NoRateLimit()` (read by RateLimitPolicy); the
+   * throttler's own `@Throttle()` / `@SkipThrottle()` metadata is not read, here or on the general path.
+   */
   private resolvePlan(handler: Function, controller: Function): RoutePlan | typeof SKIPPED | typeof GENERAL {
     if (this.policy.route(handler, controller).skip) return SKIPPED;
     if (this.throttlers.length !== 1) return GENERAL;
     const throttler = this.throttlers[0];
     const name = throttler.name ?? 'default';
-    const routeOrClass = <T>(key: string): T | undefined =>
-      this.reflector.getAllAndOverride<T>(key + name, [handler, controller]);
-    if (routeOrClass<boolean>(THROTTLER_SKIP)) return SKIPPED;
     if (throttler.skipIf || this.commonOptions.skipIf) return GENERAL;
     if (throttler.ignoreUserAgents ?? this.commonOptions.ignoreUserAgents) return GENERAL;
-    const ttl = routeOrClass<RoutePlan['limit']>(THROTTLER_TTL) ?? throttler.ttl;
-    const blockDuration = routeOrClass<RoutePlan['limit']>(THROTTLER_BLOCK_DURATION) ?? throttler.blockDuration ?? ttl;
-    const getTracker =
-      routeOrClass<ThrottlerGetTrackerFunction>(THROTTLER_TRACKER) ??
-      throttler.getTracker ??
-      this.commonOptions.getTracker;
-    const generateKey =
-      routeOrClass<ThrottlerGenerateKeyFunction>(THROTTLER_KEY_GENERATOR) ??
-      throttler.generateKey ??
-      this.commonOptions.generateKey;
+    const ttl = throttler.ttl;
+    const blockDuration = throttler.blockDuration ?? ttl;
+    const getTracker = throttler.getTracker ?? this.commonOptions.getTracker;
+    const generateKey = throttler.generateKey ?? this.commonOptions.generateKey;
     if (typeof ttl !== 'number' || typeof blockDuration !== 'number' || !getTracker || !generateKey) return GENERAL;
-    const limit = routeOrClass<RoutePlan['limit']>(THROTTLER_LIMIT) ?? throttler.limit;
-    return { name, limit, ttl, blockDuration, getTracker, generateKey };
+    return { name, limit: throttler.limit, ttl, blockDuration, getTracker, generateKey };
   }
 
   /** Memory could not judge the credential (first sight): the framework's path decides who pays the look-up. */

@@ -1,37 +1,35 @@
 import { Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
-import { AuthModule } from '../auth/auth.module';
-import { RateLimitHeaders } from './rate-limit-headers';
-import { RateLimitPolicyModule } from './rate-limit-policy.module';
+import { RATE_LIMIT_STORAGE, type RateLimitStorage } from '../counters/rate-limit-storage';
 import { RateLimitCredentials } from './rate-limit-credentials';
-import { counterKey, memoryTracker, RateLimitGuard } from './rate-limit.guard';
-import { RATE_LIMIT_WINDOW_MS, RateLimitPolicy } from './rate-limit.policy';
-import { RATE_LIMIT_STORAGE, type RateLimitStorage } from './storage/rate-limit-storage';
+import { RateLimitHeaders } from './rate-limit-headers';
+import { counterKey } from './rate-limit-key';
+import { RateLimitPolicyModule } from './rate-limit-policy.module';
+import { memoryTracker, RateLimitGuard } from './rate-limit.guard';
+import { RATE_LIMIT_PERIOD_MS, RateLimitPolicy } from './rate-limit.policy';
 
 /**
  * The request rate limit of the source's §8 on @nestjs/throttler: its module and guard with our storage (a
- * custom ThrottlerStorage), keys, limits and headers. Register {@link RateLimitGuard} as the first global guard.
+ * custom ThrottlerStorage from CountersModule), keys, limits and headers. Register {@link RateLimitGuard} as the
+ * first global guard. {@link RateLimitCredentials} is bound where the app is assembled (app.module.ts).
  *
- * The source calls the algorithm a "leaky bucket" with a 3-second window after which "the count is reset to
- * 0"; what it describes is a fixed-window counter, and that is what runs: a counter per identifier starts at
- * the first request, admits `limit` requests, and empties all at once 3 seconds later (the bucket leaks its
- * whole content at the window's end rather than drop by drop). contract.md fixes this reading.
+ * Each counter is a leaky bucket (contract.md, computed as GCRA): it holds the table's limit and drains that
+ * many requests per 3 seconds, so a client gets at most the limit in one burst and the limit per 3 seconds when
+ * sustained; the throttler's `ttl` is that drain period.
  */
 @Module({
   imports: [
-    // Only for RateLimitCredentials (the port CredentialService implements); the guard uses nothing else of it.
-    AuthModule,
     RateLimitPolicyModule,
     ThrottlerModule.forRootAsync({
-      imports: [RateLimitPolicyModule, AuthModule],
+      imports: [RateLimitPolicyModule],
       inject: [RATE_LIMIT_STORAGE, RateLimitPolicy, RateLimitCredentials],
       useFactory: (storage: RateLimitStorage, policy: RateLimitPolicy, credentials: RateLimitCredentials) => ({
         storage,
         throttlers: [
           {
             name: 'default',
-            ttl: RATE_LIMIT_WINDOW_MS,
-            // The window resets strictly: no block beyond it.
+            ttl: RATE_LIMIT_PERIOD_MS,
+            // The bucket is its own block: a refused request waits only for the next slot.
             blockDuration: 0,
             // The route's own per-method limit, or the source's table, scaled by RATE_LIMIT_SCALE.
             limit: (context) => policy.limitForContext(context),

@@ -4,10 +4,10 @@ import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { AppConfig } from '../config/app-config';
 import { RateLimit, type RateLimitRule } from './rate-limit.decorator';
 
-/** The source's window: 3 seconds from a counter's first request. */
-export const RATE_LIMIT_WINDOW_MS = 3000;
+/** The source's 3 seconds: a full bucket drains in this time (its limit per 3 s when sustained). */
+export const RATE_LIMIT_PERIOD_MS = 3000;
 
-/** The source's table, per 3-second window; every method not named here gets {@link OTHER_METHODS_LIMIT}. */
+/** The source's table: each bucket's capacity, drained per 3 seconds; every method not named here gets {@link OTHER_METHODS_LIMIT}. */
 export const DEFAULT_LIMITS: Readonly<Record<string, number>> = { GET: 30, POST: 15, PUT: 15, DELETE: 3 };
 export const OTHER_METHODS_LIMIT = 30;
 

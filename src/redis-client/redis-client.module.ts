@@ -1,26 +1,8 @@
-import {
-  BeforeApplicationShutdown,
-  Global,
-  Inject,
-  Injectable,
-  Module,
-  OnApplicationBootstrap,
-  OnApplicationShutdown,
-  Optional,
-} from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import { Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import Redis from 'ioredis';
-import { APP_LOGGER } from '../common/logging/logging.module';
-import type { AppLogger } from '../common/logging/logger';
 import { AppConfig } from '../config/app-config';
-import { CircuitBreaker } from './circuit-breaker';
-import { FleetPresence } from './fleet-presence';
 
 export const REDIS_CLIENT = Symbol('REDIS_CLIENT');
-/** The process's one circuit breaker in front of every Redis use; `null` without Redis. */
-export const REDIS_BREAKER = Symbol('REDIS_BREAKER');
-/** How many instances are alive, as last seen through Redis; `null` without Redis (one instance). */
-export const FLEET_PRESENCE = Symbol('FLEET_PRESENCE');
 
 /**
  * Options shared by every Redis connection of the service. No offline queue: a command issued while Redis is
@@ -42,21 +24,8 @@ export function redisOptions(): import('ioredis').RedisOptions {
 }
 
 @Injectable()
-class RedisLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
-  constructor(
-    @Inject(REDIS_CLIENT) private readonly redis: Redis | null,
-    @Inject(FLEET_PRESENCE) private readonly presence: FleetPresence | null,
-    @Optional() private readonly adapterHost?: HttpAdapterHost,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    // Only a process that serves HTTP is part of the fleet; the operator CLI (an application context) is not.
-    if (this.adapterHost?.httpAdapter) this.presence?.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.presence?.stop();
-  }
+class RedisLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(REDIS_CLIENT) private readonly redis: Redis | null) {}
 
   async onApplicationShutdown(): Promise<void> {
     if (!this.redis) return;
@@ -65,8 +34,8 @@ class RedisLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdow
 }
 
 /**
- * The shared Redis connection when `REDIS_URL` is set, the circuit breaker every use of it goes through, and the
- * fleet's presence count; all `null` when the service runs on one process alone.
+ * The shared Redis connection when `REDIS_URL` is set; `null` when the service runs on one process alone. The
+ * circuit breaker every use of it goes through and the fleet's presence count live in CountersModule.
  */
 @Global()
 @Module({
@@ -83,27 +52,8 @@ class RedisLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdow
         return client;
       },
     },
-    {
-      provide: REDIS_BREAKER,
-      inject: [REDIS_CLIENT, APP_LOGGER],
-      useFactory: (redis: Redis | null, logger: AppLogger): CircuitBreaker | null =>
-        redis ? new CircuitBreaker(logger.child({ component: 'redis-breaker' })) : null,
-    },
-    {
-      provide: FLEET_PRESENCE,
-      inject: [REDIS_CLIENT, REDIS_BREAKER, AppConfig, APP_LOGGER],
-      useFactory: (
-        redis: Redis | null,
-        breaker: CircuitBreaker | null,
-        config: AppConfig,
-        logger: AppLogger,
-      ): FleetPresence | null =>
-        redis && breaker
-          ? new FleetPresence(redis, breaker, `${config.redisKeyPrefix}instances`, logger.child({ component: 'fleet' }))
-          : null,
-    },
     RedisLifecycle,
   ],
-  exports: [REDIS_CLIENT, REDIS_BREAKER, FLEET_PRESENCE],
+  exports: [REDIS_CLIENT],
 })
 export class RedisClientModule {}

@@ -6,8 +6,9 @@ import { DataSource } from 'typeorm';
 import { APP_LOGGER } from '../../common/logging/logging.module';
 import type { AppLogger } from '../../common/logging/logger';
 import { AppConfig } from '../../config/app-config';
-import { type CircuitBreaker, withDeadline } from '../../redis-client/circuit-breaker';
-import { REDIS_BREAKER, REDIS_CLIENT } from '../../redis-client/redis-client.module';
+import { type CircuitBreaker, withDeadline } from '../../counters/circuit-breaker';
+import { REDIS_BREAKER } from '../../counters/counters.module';
+import { REDIS_CLIENT } from '../../redis-client/redis-client.module';
 import { appMetrics } from '../../metrics/app-metrics';
 
 /** What changed; every instance evicts the matching cached credentials. */

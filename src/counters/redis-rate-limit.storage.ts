@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type Redis from 'ioredis';
-import { DeadlineError, withDeadline } from '../../redis-client/circuit-breaker';
+import { DeadlineError, withDeadline } from './circuit-breaker';
 import { bucketRecord, decide, EPSILON_MS } from './leaky-bucket';
 import { RateLimitStorage, ThrottlerStorageRecord, WindowRecord, wholeSeconds } from './rate-limit-storage';
 
@@ -39,7 +39,8 @@ local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
 local period = tonumber(ARGV[1])
 local interval = period / tonumber(ARGV[2])
 local level = tonumber(redis.call('GET', KEYS[1]) or '0') - now
-if level < 0 then level = 0 end
+-- More than a full bucket: the server's clock was set back (see backlog() in leaky-bucket.ts).
+if level < 0 or level > period + ${EPSILON_MS} then level = 0 end
 if ARGV[3] == '1' then
   local after = level + interval
   if after <= period + ${EPSILON_MS} then

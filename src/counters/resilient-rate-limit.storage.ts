@@ -4,7 +4,7 @@ import {
   type CircuitBreakerOptions,
   DEFAULT_COOL_DOWN_MS,
   DEFAULT_FAILURE_THRESHOLD,
-} from '../../redis-client/circuit-breaker';
+} from './circuit-breaker';
 import { RateLimitLogger, RateLimitRecord, RateLimitStorage, WindowRecord } from './rate-limit-storage';
 
 export type { BreakerState };

@@ -20,6 +20,16 @@ export const EPSILON_MS = 0.001;
 export const drainInterval = (periodMs: number, capacity: number): number => periodMs / capacity;
 
 /**
+ * A bucket's backlog in ms at `nowMs`, from the instant `untilMs` it is empty again. A backlog longer than a
+ * full bucket cannot arise while time moves forward; it means the clock was set back (an NTP step, a test's
+ * clock), and the bucket starts afresh rather than stay refused for as long as the clock jumped.
+ */
+export function backlog(untilMs: number, nowMs: number, periodMs: number): number {
+  const level = untilMs - nowMs;
+  return level > 0 && level <= periodMs + EPSILON_MS ? level : 0;
+}
+
+/**
  * One decision: `levelMs` is the bucket's backlog in ms at `now` (`max(0, TAT - now)`). Returns whether the
  * request is admitted and the backlog after it (unchanged when refused).
  */

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import Redis from 'ioredis';
 import { CircuitBreaker } from './circuit-breaker';
 import { FleetPresence, HEARTBEAT_TTL_MS } from './fleet-presence';
-import { redisOptions } from './redis-client.module';
+import { redisOptions } from '../redis-client/redis-client.module';
 
 // A throw-away server of this file's own: the test kills it, which the shared one must not suffer.
 const REDIS_SERVER = process.env.REDIS_SERVER_BIN ?? '/usr/bin/redis-server';

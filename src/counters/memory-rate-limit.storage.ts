@@ -1,5 +1,5 @@
-import { Clock } from '../../common/clock/clock';
-import { bucketRecord, decide } from './leaky-bucket';
+import { Clock } from '../common/clock/clock';
+import { backlog, bucketRecord, decide } from './leaky-bucket';
 import { RateLimitStorage, ThrottlerStorageRecord, WindowRecord, wholeSeconds } from './rate-limit-storage';
 
 export interface MemoryRateLimitStorageOptions {
@@ -86,7 +86,7 @@ export class MemoryRateLimitStorage implements RateLimitStorage {
     const period = Math.max(1, ttl);
     const capacity = Math.max(1, limit);
     let counter = this.counters.get(key);
-    const level = counter !== undefined && counter.until > now ? counter.until - now : 0;
+    const level = counter === undefined ? 0 : backlog(counter.until, now, period);
     const decision = decide(level, period, capacity);
     if (decision.admitted) {
       if (counter === undefined) {
@@ -107,8 +107,8 @@ export class MemoryRateLimitStorage implements RateLimitStorage {
     const now = this.clock.nowMs() - this.epoch;
     this.sweep(now);
     const counter = this.counters.get(key);
-    const level = counter !== undefined && counter.until > now ? counter.until - now : 0;
     const period = Math.max(1, ttlMs);
+    const level = counter === undefined ? 0 : backlog(counter.until, now, period);
     const capacity = Math.max(1, limit);
     return Promise.resolve(bucketRecord(decide(level, period, capacity).admitted, level, period, capacity));
   }

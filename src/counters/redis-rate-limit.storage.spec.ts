@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
-import { redisOptions } from '../../redis-client/redis-client.module';
-import { describeRateLimitStorage } from '../../../test/support/rate-limit-storage.contract';
+import { redisOptions } from '../redis-client/redis-client.module';
+import { describeRateLimitStorage } from '../../test/support/rate-limit-storage.contract';
 import { RedisRateLimitStorage } from './redis-rate-limit.storage';
 
 // The real server the suite runs against; never a mock, since atomicity and expiry are the server's to get right.

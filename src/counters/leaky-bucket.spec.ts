@@ -1,4 +1,4 @@
-import { ManualClock } from '../../../test/support/manual-clock';
+import { ManualClock } from '../../test/support/manual-clock';
 import { bucketRecord, decide } from './leaky-bucket';
 import { MemoryRateLimitStorage } from './memory-rate-limit.storage';
 
@@ -92,6 +92,13 @@ describe('leaky bucket (GCRA) on an injected clock', () => {
     clock.advance(1);
     expect(switchOnce().isBlocked).toBe(false);
     expect(switchOnce().isBlocked).toBe(true);
+  });
+
+  it('starts a bucket afresh when the clock is set back, rather than refusing for as long as it jumped', () => {
+    for (let i = 0; i < 30; i++) get();
+    expect(get().isBlocked).toBe(true);
+    clock.advance(-24 * 3600_000);
+    expect(get()).toMatchObject({ isBlocked: false, totalHits: 1 });
   });
 
   it('counts limits that do not divide the period exactly without losing a request to rounding', () => {

@@ -1,7 +1,7 @@
-import { ManualClock } from '../../../test/support/manual-clock';
+import { ManualClock } from '../../test/support/manual-clock';
 import { DEFAULT_MAX_ENTRIES, MemoryRateLimitStorage } from './memory-rate-limit.storage';
-import { describeRateLimitStorage } from '../../../test/support/rate-limit-storage.contract';
-import { benchmarkKey, measureHeapForDistinctKeys } from '../../../bench/lib/storage-benchmark';
+import { describeRateLimitStorage } from '../../test/support/rate-limit-storage.contract';
+import { benchmarkKey, measureHeapForDistinctKeys } from '../../bench/lib/storage-benchmark';
 
 describeRateLimitStorage('memory', () => {
   const clock = new ManualClock('2025-01-01T00:00:00Z');
