@@ -11,8 +11,8 @@ import { startTestApp, type TestApp } from './support/test-app';
 
 /**
  * What credential look-ups cost in database queries (QueryCounter, the `db_queries_total` of /metrics): one
- * shared look-up per new credential, none for a request the rate limit refuses, at most one window's `-`
- * limit for a flood of invented credentials, and no stale "valid" after a revocation has been answered.
+ * shared look-up per new credential, none for a request the rate limit refuses, at most a full `-` bucket
+ * of look-ups for a flood of invented credentials, and no stale "valid" after a revocation has been answered.
  */
 describe('credential look-ups', () => {
   let t: TestApp;
@@ -101,7 +101,7 @@ describe('credential look-ups', () => {
       expect(queries).toBe(0);
     });
 
-    it('a flood of made-up API keys from one client costs at most one window of `-` look-ups, its 429s none', async () => {
+    it('a flood of made-up API keys from one client costs at most a full `-` bucket of look-ups, its 429s none', async () => {
       const madeUp = () => `ak_${randomBytes(9).toString('base64url')}:${randomBytes(24).toString('base64url')}`;
       for (let window = 0; window < 3; window++) {
         const ip = freshIp();
@@ -109,7 +109,7 @@ describe('credential look-ups', () => {
         const queries = await queriesOf(async () => {
           for (let i = 0; i < 120; i++) statuses.push((await me(madeUp(), ip)).status);
         });
-        // GET allows 30 per window on the "-" counter: those 30 are looked up (401), the other 90 are not.
+        // The "-" GET bucket holds 30 (the clock stands still): those 30 are looked up (401), the other 90 are not.
         expect({ window, queries, refused: statuses.filter((s) => s === 401).length }).toEqual({
           window,
           queries: 30,

@@ -375,7 +375,7 @@ describe('marketing conversations rate limit (unscaled table)', () => {
   });
   afterAll(() => t?.close());
 
-  it('POST allows 60 per 3-second window, GET 30; the 61st POST and the 31st GET answer 429', async () => {
+  it('POST has a bucket of 60 per 3 s, GET 30; the 61st POST and the 31st GET at once answer 429', async () => {
     const [company] = await createCompanies(t, 'Limited');
     const token = (await login(t, await createAccount(t, [company.id], ['*']), company.id)).jwt;
     const post = (path: string, body: object) => t.http().post(path).set('authorization', token).send(body);
@@ -422,7 +422,7 @@ describe('marketing conversations rate limit (unscaled table)', () => {
     }
     expect((await t.http().get(BASE).set('authorization', token)).status).toBe(429);
 
-    // The limited request had no effect: 59 messages, and after the window the counter starts again.
+    // The limited request had no effect: 59 messages, and 3 s later the bucket is empty again.
     clock.advance(3000);
     const messages = await t
       .http()
@@ -431,7 +431,7 @@ describe('marketing conversations rate limit (unscaled table)', () => {
       .expect(200);
     expect(messages.body.total).toBe(59);
     const again = await post(`${BASE}/${created.body.id}/messages`, {
-      body: 'next window',
+      body: 'bucket drained',
       direction: 'inbound',
     }).expect(201);
     expect(again.headers['x-rate-limit-remaining']).toBe('59');

@@ -105,10 +105,13 @@ export async function logIn(url: string, account: FleetAccount, companyIndex = 0
 export async function startFleet(
   count: number,
   env: Record<string, string>,
-  { awaitFleet = true } = {},
+  {
+    awaitFleet = true,
+    perInstance = () => ({}),
+  }: { awaitFleet?: boolean; perInstance?: (index: number) => Record<string, string> } = {},
 ): Promise<RunningService[]> {
   const services = await Promise.all(
-    Array.from({ length: count }, () =>
+    Array.from({ length: count }, (_, index) =>
       startService({
         ...CHILD_TEST_ENV,
         JWT_SECRET: 'fault-test-secret-that-is-at-least-32-bytes',
@@ -118,6 +121,7 @@ export async function startFleet(
         RATE_LIMIT_SCALE: '1',
         TRUST_PROXY: '127.0.0.1',
         ...env,
+        ...perInstance(index),
       }),
     ),
   );
