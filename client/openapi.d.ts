@@ -1253,19 +1253,19 @@ export interface components {
         "X-Request-Id.unless-refused-before-routing": string;
         /** @description The request id (the caller's own X-Request-Id when it looks like one); the 500 `correlation_id` */
         "X-Request-Id": string;
-        /** @description Requests allowed in the 3-second window of this counter */
+        /** @description Capacity of this counter's leaky bucket: requests admitted at once; it drains as many per 3 seconds (GET 30: one more every 100 ms) */
         "X-Rate-Limit-Limit.unless-refused-before-routing": number;
-        /** @description Requests still allowed in the current window */
+        /** @description How many more requests the bucket would admit at once right after this one (0 when full) */
         "X-Rate-Limit-Remaining.unless-refused-before-routing": number;
         /** @description The counter: `{ip}|{METHOD}|{controller}|{token hash}`; the hash is the first 16 hex characters of the SHA-256 of the Authorization header, or `-` without a valid credential */
         "X-Rate-Limit-Identifier.unless-refused-before-routing": string;
-        /** @description Requests allowed in the 3-second window of this counter */
+        /** @description Capacity of this counter's leaky bucket: requests admitted at once; it drains as many per 3 seconds (GET 30: one more every 100 ms) */
         "X-Rate-Limit-Limit": number;
-        /** @description Requests still allowed in the current window */
+        /** @description How many more requests the bucket would admit at once right after this one (0 when full) */
         "X-Rate-Limit-Remaining": number;
         /** @description The counter: `{ip}|{METHOD}|{controller}|{token hash}`; the hash is the first 16 hex characters of the SHA-256 of the Authorization header, or `-` without a valid credential */
         "X-Rate-Limit-Identifier": string;
-        /** @description Whole seconds until the limit lets a request through again (at least 1) */
+        /** @description Whole seconds, rounded up, until the next request fits (at least 1): for the request rate limit the time one request takes to drain from the full bucket (1 s with the default limits), for a company switch 6 s, for a locked e-mail the rest of its 15 minutes */
         "Retry-After": number;
     };
     pathItems: never;

@@ -47,11 +47,13 @@ const MAY_BE_DECIDED_BEFORE_ROUTING = new Set([400, 414, 431, 503]);
 
 const RATE_LIMIT_HEADERS: Record<string, HeaderObject> = {
   'X-Rate-Limit-Limit': {
-    description: 'Requests allowed in the 3-second window of this counter',
+    description:
+      "Capacity of this counter's leaky bucket: requests admitted at once; it drains as many per 3 seconds " +
+      '(GET 30: one more every 100 ms)',
     schema: { type: 'integer', minimum: 1, example: 30 },
   },
   'X-Rate-Limit-Remaining': {
-    description: 'Requests still allowed in the current window',
+    description: 'How many more requests the bucket would admit at once right after this one (0 when full)',
     schema: { type: 'integer', minimum: 0, example: 29 },
   },
   'X-Rate-Limit-Identifier': {
@@ -69,8 +71,11 @@ const REQUEST_ID_HEADER: HeaderObject = {
 
 const RETRY_AFTER_HEADER: HeaderObject = {
   required: true,
-  description: 'Whole seconds until the limit lets a request through again (at least 1)',
-  schema: { type: 'integer', minimum: 1, example: 3 },
+  description:
+    'Whole seconds, rounded up, until the next request fits (at least 1): for the request rate limit the time ' +
+    'one request takes to drain from the full bucket (1 s with the default limits), for a company switch 6 s, ' +
+    'for a locked e-mail the rest of its 15 minutes',
+  schema: { type: 'integer', minimum: 1, example: 1 },
 };
 
 const GENERAL_RATE_LIMIT_BODY: SchemaObject = {
@@ -83,7 +88,9 @@ const GENERAL_RATE_LIMIT_BODY: SchemaObject = {
 
 const ACCOUNT_RATE_LIMIT_BODY: SchemaObject = {
   type: 'object',
-  description: 'A per-account limit (failed logins for one e-mail, company switches per employee)',
+  description:
+    'A per-account limit: failed logins for one e-mail (10 within 15 minutes lock it until they pass), company ' +
+    'switches per employee (a leaky bucket of 10 draining one every 6 seconds)',
   required: ['error', 'message'],
   additionalProperties: false,
   properties: {

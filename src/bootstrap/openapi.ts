@@ -79,8 +79,11 @@ export function createOpenApiDocument(app: INestApplication, options = { strict:
         'Company-bound staff login tokens and per-client rate limits. Protected operations take the raw ' +
           'credential (a JWT, or an API key `key:secret`) in the `Authorization` header, with no `Bearer` prefix; ' +
           'a credential in the `__jwtAuthorization` query parameter is refused. Errors answer ' +
-          '`{"error": ["<code>"], "message": "..."}` (validation errors add `details`); the general rate limit ' +
-          'answers 429 `["error_rate_limit_exceed"]`. Every `/v1` response carries the `X-Rate-Limit-*` headers. ' +
+          '`{"error": ["<code>"], "message": "..."}` (validation errors add `details`). The general rate limit is a ' +
+          'leaky bucket per client, method, API group and token: it holds the limit of the method (GET 30, POST 15, ' +
+          'PUT 15, DELETE 3, others 30, unless an API group sets its own) and drains as many per 3 seconds; a ' +
+          'request that does not fit answers 429 `["error_rate_limit_exceed"]` with `Retry-After` (whole seconds ' +
+          'until the next one fits) and adds nothing. Every `/v1` response carries the `X-Rate-Limit-*` headers. ' +
           'Unknown body fields and unknown query parameters are refused with 400 `error_validation`.',
       )
       .setVersion('1')

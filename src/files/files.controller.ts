@@ -23,7 +23,7 @@ import { AddImageFromUrlDto, FileDto, UploadFileDto } from './dto/file.dto';
 import { FilesService } from './files.service';
 
 @ApiTags('files')
-// The source's table: both file routes allow 30 POSTs per window instead of the general 15.
+// The source's table: both file routes share a POST bucket of 30 (drained per 3 s) instead of the general 15.
 @RateLimit({ limits: { POST: 30 } })
 @Controller({ path: 'files', version: '1' })
 export class FilesController {

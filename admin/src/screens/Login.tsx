@@ -11,7 +11,8 @@ function loginError(error: unknown): string {
       return `Too many failed logins for this e-mail. Logging in is locked; try again in ${wait}.`;
     }
     if (error.status === 429) {
-      return `Too many requests from this address. Try again in ${formatWait(error.retryAfter ?? 3)}.`;
+      // The request limit is a leaky bucket: Retry-After says when the next request fits, usually 1 second.
+      return `Too many requests from this address. Try again in ${formatWait(error.retryAfter ?? 1)}.`;
     }
     if (error.code === 'error_company_not_member') return 'Your account no longer belongs to that company.';
   }

@@ -1,5 +1,5 @@
 /**
- * The one source of "now" for every rule that depends on time (token expiry, session age, rate-limit windows).
+ * The one source of "now" for every rule that depends on time (token expiry, session age, rate-limit buckets).
  * Production uses {@link SystemClock}; tests inject a clock they can move.
  */
 export abstract class Clock {
