@@ -22,6 +22,20 @@ const settings = {
 };
 const runs = (section) => settings.only === null || settings.only.has(section);
 const PASSWORD = 'bench password, long enough';
+// The service runs with RATE_LIMIT_SCALE=1000000; the peers get the same GET limit.
+const SCALED_GET_LIMIT = String(30 * 1_000_000);
+const FASTIFY_PEER = 'peer: Fastify + @fastify/jwt + @fastify/rate-limit, memory store';
+const FASTIFY_REDIS_PEER = 'peer: Fastify + @fastify/jwt + @fastify/rate-limit, Redis store';
+const NODE_HTTP_PEER = 'peer: node:http by hand (HS256 with node:crypto, leaky bucket in memory)';
+
+/** A peer server (bench/peer-*.js) serving the same JSON; it issues its own token. */
+function startPeer(script, body, env = {}) {
+  return startServer(
+    script,
+    { PATH: process.env.PATH, PEER_BODY: body, PEER_LIMIT: SCALED_GET_LIMIT, ...env },
+    { label: script },
+  );
+}
 const EMAIL = 'bench@example.test';
 
 const median = (values) => {
@@ -188,6 +202,8 @@ async function warmRows(env, companyId) {
         { ...bareEnv, BARE_VARIANT: 'floor' },
         { label: 'floor app' },
       );
+      const fastifyPeer = await startPeer('bench/peer-fastify.js', bareEnv.BARE_BODY);
+      const nodePeer = await startPeer('bench/peer-node-http.js', bareEnv.BARE_BODY);
       try {
         const rows = [
           {
@@ -207,6 +223,18 @@ async function warmRows(env, companyId) {
             headers: { authorization: jwt },
             service: service.url,
             pid: service.child.pid,
+          },
+          {
+            name: FASTIFY_PEER,
+            url: `${fastifyPeer.url}/v1/users/me`,
+            headers: { authorization: fastifyPeer.record.token },
+            pid: fastifyPeer.child.pid,
+          },
+          {
+            name: NODE_HTTP_PEER,
+            url: `${nodePeer.url}/v1/users/me`,
+            headers: { authorization: nodePeer.record.token },
+            pid: nodePeer.child.pid,
           },
           {
             name: 'GET /v1/users/me, API key, memory store',
@@ -241,6 +269,8 @@ async function warmRows(env, companyId) {
       } finally {
         await bare.stop();
         await floor.stop();
+        await fastifyPeer.stop();
+        await nodePeer.stop();
       }
     } finally {
       await service.stop();
@@ -348,8 +378,11 @@ async function sharedRows(baseline) {
     const companyId = await seed(env);
     const a = await startService(env, { label: 'instance A' });
     const b = await startService(env, { label: 'instance B' });
+    let peer;
     try {
       const { jwt } = await prepare(a.url, companyId);
+      const me = await json(`${a.url}/v1/users/me`, { headers: { authorization: jwt } });
+      peer = await startPeer('bench/peer-fastify.js', JSON.stringify(me.body), { REDIS_URL: settings.redisUrl });
       const rows = await measureRows([
         { name: 'baseline again (for the Redis row)', url: baseline.url, pid: baseline.pid, baseline: true },
         {
@@ -359,10 +392,17 @@ async function sharedRows(baseline) {
           service: a.url,
           pid: a.child.pid,
         },
+        {
+          name: FASTIFY_REDIS_PEER,
+          url: `${peer.url}/v1/users/me`,
+          headers: { authorization: peer.record.token },
+          pid: peer.child.pid,
+        },
       ]);
       const revocation = await revocationLatency(a.url, b.url, companyId);
       return { rows, revocation };
     } finally {
+      await peer?.stop();
       await stop(a.child);
       await stop(b.child);
     }
@@ -443,6 +483,56 @@ function coldSummary(warmRowsList, cold) {
   ];
 }
 
+/** Median of per-round req/s ratios of two rows measured in the same rounds. */
+function pairRatio(row, other) {
+  if (!row || !other) return null;
+  return median(row.runs.map((run, i) => run.rps / other.runs[i].rps));
+}
+
+/** Each goal of the issue as a ratio measured in this run, and whether it was met. */
+function goals(embedded, limited, shared, storage) {
+  const named = (rows, name) => rows.find((row) => row.name === name);
+  const service = named(embedded.rows, 'GET /v1/users/me, JWT, memory store');
+  const lines = [];
+  const goal = (label, value, target, text = value === null ? 'not measured' : value.toFixed(2)) =>
+    lines.push(
+      `| ${label} | ${text} | ${target} | ${value === null ? '-' : value >= Number(target.split(' ')[1]) ? 'met' : 'NOT met'} |`,
+    );
+  goal('service / Fastify native, memory', pairRatio(service, named(embedded.rows, FASTIFY_PEER)), '≥ 1.10');
+  goal(
+    'service / Fastify native, Redis',
+    shared
+      ? pairRatio(
+          named(shared.rows, 'GET /v1/users/me, JWT, Redis store (PostgreSQL)'),
+          named(shared.rows, FASTIFY_REDIS_PEER),
+        )
+      : null,
+    '≥ 1.10',
+  );
+  goal('service / node:http by hand', pairRatio(service, named(embedded.rows, NODE_HTTP_PEER)), '≥ 0.90');
+  goal(
+    'service / floor',
+    pairRatio(
+      service,
+      embedded.rows.find((row) => row.name.startsWith('floor:')),
+    ),
+    '≥ 0.90',
+  );
+  const tooMany = limited.find((row) => row.name.startsWith('429'));
+  goal(
+    '200 CPU / 429 CPU per request',
+    tooMany && service ? service.cpuUsPerRequest / tooMany.cpuUsPerRequest : null,
+    '≥ 1.00',
+  );
+  const coldService = embedded.cold[1];
+  goal('cold / warm (service)', coldService && service ? coldService.rps / service.rps : null, '≥ 0.90');
+  const difference = /difference (-?[\d.]+) µs per request/.exec(storage)?.[1];
+  lines.push(
+    `| leaky bucket − fixed window, µs per decision | ${difference ?? 'not measured'} | ≤ 2 | ${difference === undefined ? '-' : Number(difference) <= 2 ? 'met' : 'NOT met'} |`,
+  );
+  return ['| goal | measured | target | |', '|---|---|---|---|', ...lines].join('\n');
+}
+
 async function main() {
   const started = new Date();
   process.stderr.write(
@@ -475,6 +565,10 @@ async function main() {
     table([...embedded.rows, ...embedded.cold, ...limited, ...(shared ? shared.rows : [])], baseline),
     '',
     ...coldSummary(embedded.rows, embedded.cold),
+    '## Goals (issue 15), as ratios within this run',
+    '',
+    goals(embedded, limited, shared, storage),
+    '',
     shared
       ? `Revocation seen by a second instance (PostgreSQL + Redis), from the start of the logout on A to B's refusal: ` +
         `median ${shared.revocation.medianMs.toFixed(1)} ms, max ${shared.revocation.maxMs.toFixed(1)} ms; ` +

@@ -65,7 +65,7 @@ function startServer(script, env, { label, timeoutMs = 60_000 } = {}) {
             clearTimeout(timer);
             child.stdout.removeAllListeners('data');
             child.stdout.resume();
-            resolve({ url: record.url, child, stop: () => stop(child) });
+            resolve({ url: record.url, record, child, stop: () => stop(child) });
             return;
           }
         } catch {
