@@ -226,9 +226,9 @@ describe('Redis stops mid-run', () => {
   it('fails open per instance within a deadline, counts the fallbacks, and shares counters again after a restart', async () => {
     // Shared while Redis runs: hits through A and B add up.
     const before = freshIp();
-    await a.send('GET', '/v1/probe-products', before);
-    await a.send('GET', '/v1/probe-products', before);
-    expect(await b.send('GET', '/v1/probe-products', before)).toMatchObject({ status: 200, remaining: '27' });
+    // DELETE: a bucket of 3 draining one a second, so a slow machine cannot drain it between the requests.
+    await a.send('DELETE', '/v1/probe-products/1', before);
+    expect(await b.send('DELETE', '/v1/probe-products/1', before)).toMatchObject({ status: 204, remaining: '1' });
     const [fallbacksA, fallbacksB] = [(await a.metrics()).fallbacks, (await b.metrics()).fallbacks];
     // Both have seen each other's heartbeat, so each knows the fleet is two instances.
     for (const instance of [a, b]) await instance.fleetOf(2);

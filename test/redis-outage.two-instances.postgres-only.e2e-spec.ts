@@ -258,19 +258,22 @@ describe('Redis killed and restarted under load (two instances)', () => {
     // Two buckets of 15, each draining 5 GET/s: together 30 at once and 10 per second, the fleet's bucket.
     for (const round of rounds) expectFleetWide(round, GET_LIMIT / 2);
 
-    // The drain, on one instance alone: a full bucket of 15 frees one GET every 200 ms, not every 100 ms.
+    // The drain, on one instance alone: 20 GET/s for 2 s. A bucket of 15 draining at half the fleet's rate
+    // (one GET every 200 ms) admits at most 15 + elapsed / 200 ms; at the fleet's rate it would be 15 + elapsed /
+    // 100 ms, about 10 more.
     const ip = freshIp();
-    const get = () => call(a.url, 'GET', '/v1/products', { ip });
-    for (let i = 0; i < 15; i++) expect((await get()).status).toBe(401);
-    const full = await get();
-    expect(full.status).toBe(429);
-    expect(full.headers.get('x-rate-limit-limit')).toBe('15');
-    const fullAt = performance.now();
-    await sleep(120);
-    // 120 ms would have freed a slot of the fleet's bucket (100 ms), not of this instance's share (200 ms).
-    expect((await get()).status).toBe(429);
-    await sleep(Math.max(0, fullAt + 200 + 30 - performance.now()));
-    expect((await get()).status).toBe(401);
+    let admitted = 0;
+    const started = performance.now();
+    for (let i = 0; i < 40; i++) {
+      const answer = await call(a.url, 'GET', '/v1/products', { ip });
+      expect(answer.headers.get('x-rate-limit-limit')).toBe('15');
+      if (answer.status === 401) admitted++;
+      await sleep(50);
+    }
+    const elapsed = performance.now() - started;
+    figures.oneInstanceDuringOutage = { admitted, elapsedMs: Math.round(elapsed) };
+    expect(admitted).toBeGreaterThanOrEqual(15);
+    expect(admitted).toBeLessThanOrEqual(15 + Math.floor(elapsed / (2 * GET_INTERVAL_MS)));
   });
 
   it('locks an e-mail fleet-wide near 10 failed logins while Redis is down: ceil(10 / 2) per instance', async () => {
