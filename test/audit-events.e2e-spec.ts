@@ -4,7 +4,7 @@ import type { AuditEventJson } from '../src/audit/audit-event-json';
 import { AuditEventsService } from '../src/audit-events/audit-events.service';
 import { appMetrics } from '../src/metrics/app-metrics';
 import { currentTestDatabase } from './support/databases';
-import { type Account, authed, createAccount, createCompanies, login } from './support/fixtures';
+import { type Account, authed, createAccount, createCompanies } from './support/fixtures';
 import { ManualClock } from './support/manual-clock';
 import { startTestApp, type TestApp } from './support/test-app';
 
