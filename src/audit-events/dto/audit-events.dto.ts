@@ -6,7 +6,7 @@ import { AUDIT_EVENT_TYPES, type AuditEventType } from '../../audit/audit-event'
 export const AUDIT_PAGE_MAX = 100;
 export const AUDIT_PAGE_DEFAULT = 50;
 
-const ID_DESCRIPTION = 'An employee id (integer) or an API key id (UUID), as in `actor.id` / `subject.id`';
+const ID_DESCRIPTION = 'An employee id (integer), or an API key or session id (UUID), as in `actor.id` / `subject.id`';
 
 /** `GET /v1/auditevents` query: filters and keyset paging. */
 export class AuditEventQueryDto {
