@@ -94,6 +94,44 @@ function fill(db, n, offsetSeconds, stepSeconds) {
   );
 }
 
+/** The listing's statement as AuditEventsService sends it, timed by PostgreSQL itself (no network, no Node). */
+async function serverSide(db, companyId) {
+  const select = `SELECT id, company_id, occurred_at, type, actor_kind, actor_id, actor_email, subject_kind, subject_id,
+                         subject_email, session_id, ip, user_agent, details,
+                         (extract(epoch FROM occurred_at) * 1000000)::bigint::text AS micros
+                    FROM audit_events WHERE company_id = $1`;
+  const order = 'ORDER BY occurred_at DESC, id DESC LIMIT 51';
+  const { rows: middle } = await db.query(
+    `SELECT (extract(epoch FROM occurred_at) * 1000000)::bigint::text AS micros, id FROM audit_events
+      WHERE company_id = $1 ORDER BY occurred_at DESC, id DESC OFFSET 5000 LIMIT 1`,
+    [companyId],
+  );
+  const shapes = [
+    ['newest 50', `${select} ${order}`, [companyId]],
+    ['type=login.failed', `${select} AND type = ANY($2::text[]) ${order}`, [companyId, ['login.failed']]],
+    ['actor_id', `${select} AND actor_id = $2 ${order}`, [companyId, '10007']],
+    [
+      'cursor, 5,000 events deep',
+      `${select} AND (occurred_at, id) < ('epoch'::timestamptz + $2::bigint * interval '1 microsecond', $3::bigint) ${order}`,
+      [companyId, middle[0].micros, middle[0].id],
+    ],
+  ];
+  const result = [];
+  for (const [query, sql, parameters] of shapes) {
+    const times = [];
+    let plan = '';
+    for (let i = 0; i < 20; i++) {
+      const { rows } = await db.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, parameters);
+      const [explained] = rows[0]['QUERY PLAN'];
+      times.push(explained['Execution Time']);
+      plan = explained.Plan.Plans?.[0]?.['Index Name'] ?? explained.Plan['Node Type'];
+    }
+    const sorted = times.sort((a, b) => a - b);
+    result.push({ query, 'execution ms (median)': sorted[10].toFixed(3), index: plan });
+  }
+  return result;
+}
+
 async function main() {
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) throw new Error('DATABASE_URL must name a PostgreSQL server (the bench creates its own database)');
@@ -169,6 +207,8 @@ async function main() {
     rows.push({ query: 'pages 1–40 of 100, following next_cursor', ...summary(deep) });
     console.log(`\nGET /v1/auditevents with ${EVENTS.toLocaleString('en')} events (${COMPANIES} companies), ms:`);
     console.table(rows);
+    console.log('\nthe same queries inside PostgreSQL (EXPLAIN ANALYZE execution time, median of 20, ms):');
+    console.table(await serverSide(db, company.id));
 
     // Retention: 1,000,000 expired events, deleted while requests run.
     started = Date.now();
