@@ -473,6 +473,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auditevents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The current company's security events, newest first
+         * @description Logins and failed logins, token refreshes, session ends, company switches, API keys, permissions, memberships and passwords (contract.md, "Security events"). Keyset paging: pass `next_cursor` as `?cursor=` with the same filters; events recorded meanwhile neither repeat nor shift later pages. An unknown parameter, a malformed cursor or time, or a limit outside 1–100 answers 400 error_validation.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -578,7 +598,7 @@ export interface components {
              *       "users:read"
              *     ]
              */
-            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "*")[];
+            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "*")[];
             /** @enum {string} */
             credential: "jwt" | "api_key";
             /**
@@ -597,7 +617,7 @@ export interface components {
             email: string;
             /** @example Demo Owner */
             name: string;
-            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "*")[];
+            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "*")[];
         };
         EmployeeListDto: {
             data: components["schemas"]["CompanyEmployeeDto"][];
@@ -617,7 +637,7 @@ export interface components {
              *       "products:read"
              *     ]
              */
-            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "*")[];
+            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "*")[];
         };
         ReplacePermissionsDto: {
             /**
@@ -627,7 +647,7 @@ export interface components {
              *       "orders:read"
              *     ]
              */
-            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "*")[];
+            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "*")[];
         };
         CreateApiKeyDto: {
             /** @example warehouse sync */
@@ -637,13 +657,13 @@ export interface components {
              *       "products:read"
              *     ]
              */
-            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "*")[];
+            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "*")[];
         };
         CreatedApiKeyDto: {
             /** Format: uuid */
             id: string;
             name: string;
-            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "*")[];
+            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "*")[];
             /**
              * @description key:secret — send it as the raw Authorization header value. Shown only in this response.
              * @example ak_3kTq9vX2mB7pLw4Z:Yk1m…
@@ -654,7 +674,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             name: string;
-            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "*")[];
+            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "*")[];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -903,6 +923,51 @@ export interface components {
             total: number;
             /** @description Oldest first */
             data: components["schemas"]["MessageDto"][];
+        };
+        AuditActorDto: {
+            /** @enum {string} */
+            kind: "employee" | "api_key" | "operator" | "anonymous";
+            /** @description Employee id (integer) or API key id; null for operator and anonymous */
+            id: number | (string | null);
+            /** @description The employee's (or the API key owner's) e-mail */
+            email: string | null;
+        };
+        AuditEventDto: {
+            /** @example 1024 */
+            id: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC
+             * @example 2026-03-01T10:00:00.000Z
+             */
+            occurred_at: string;
+            /** @enum {string} */
+            type: "login.succeeded" | "login.failed" | "token.refreshed" | "session.refresh_reuse" | "session.logged_out" | "session.revoked" | "company.switched" | "apikey.created" | "apikey.revoked" | "permissions.changed" | "membership.added" | "membership.removed" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "employee.created" | "password.changed" | "password.reset_issued" | "password.reset" | "mfa.enabled" | "mfa.disabled";
+            company_id: number;
+            actor: components["schemas"]["AuditActorDto"];
+            /** @description Whom or what it was done to, when not the actor; null otherwise */
+            subject?: {
+                /** @enum {string} */
+                kind: "employee" | "api_key" | "session" | "invitation";
+                /** @description Employee id (integer), or the API key, session or invitation id */
+                id: number | string;
+                /** @description The e-mail of the employee concerned */
+                email: string | null;
+            } | null;
+            /** Format: uuid */
+            session_id: string | null;
+            ip: string | null;
+            user_agent: string | null;
+            /** @description Depends on the type: `reason` of login.failed, `before`/`after` of permissions.changed, … Never a password, token, secret, code or hash. */
+            details: {
+                [key: string]: unknown;
+            };
+        };
+        AuditEventPageDto: {
+            /** @description Newest first */
+            data: components["schemas"]["AuditEventDto"][];
+            /** @description Pass as `?cursor=` for the next page; null on the last */
+            next_cursor: string | null;
         };
         "Error400.bad_request.validation": {
             /** @description Exactly one error code */
@@ -3750,6 +3815,81 @@ export interface operations {
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
+            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": "error_rate_limit_exceed"[];
+                };
+            };
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Only events of these types; repeat the parameter for several (`?type=a&type=b`) */
+                type?: ("login.succeeded" | "login.failed" | "token.refreshed" | "session.refresh_reuse" | "session.logged_out" | "session.revoked" | "company.switched" | "apikey.created" | "apikey.revoked" | "permissions.changed" | "membership.added" | "membership.removed" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "employee.created" | "password.changed" | "password.reset_issued" | "password.reset" | "mfa.enabled" | "mfa.disabled")[];
+                /** @description Only events done by this actor. An employee id (integer), or an API key or session id (UUID), as in `actor.id` / `subject.id` */
+                actor_id?: string;
+                /** @description Only events done to this subject. An employee id (integer), or an API key or session id (UUID), as in `actor.id` / `subject.id` */
+                subject_id?: string;
+                /** @description Only events at or after this time (ISO 8601) */
+                since?: string;
+                /** @description Only events before this time (ISO 8601) */
+                until?: string;
+                limit?: number;
+                /** @description The previous page's `next_cursor`; the filters must be the same as for that page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of events, newest first */
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventPageDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            /**
+             * @description This operation needs a JWT or an API key with the permission `auditevents:read`.
+             *
+             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
+             */
+            403: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403.permission_denied"];
+                };
+            };
+            414: components["responses"]["414.uri_too_long"];
             /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
             429: {
                 headers: {

@@ -1,6 +1,8 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ApiKeysModule } from './api-keys/api-keys.module';
+import { AuditModule } from './audit/audit.module';
+import { AuditEventsModule } from './audit-events/audit-events.module';
 import { AuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
 import { CredentialService } from './auth/credentials/credential.service';
@@ -61,6 +63,8 @@ export class AppModule {
         ProductsModule,
         OrdersModule,
         MarketingConversationsModule,
+        AuditModule,
+        AuditEventsModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },

@@ -1,11 +1,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, IsNull } from 'typeorm';
+import { requestContext } from '../audit/audit-actor';
+import { AuditRecorder } from '../audit/audit-recorder.service';
 import { sha256Hex } from '../auth/credentials/sha256';
 import type { Principal } from '../auth/credentials/principal';
 import { RevocationBus } from '../auth/credentials/revocation-bus';
 import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
+import type { ClientInfo } from '../common/http/client-info';
 import { grantableBy } from '../permissions/grantable';
 import { ApiKey } from './api-key.entity';
 import type { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
@@ -17,10 +20,11 @@ export class ApiKeysService {
     private readonly dataSource: DataSource,
     private readonly bus: RevocationBus,
     private readonly clock: Clock,
+    private readonly audit: AuditRecorder,
   ) {}
 
   /** The secret is returned here once and stored only as its SHA-256. */
-  async create(principal: Principal, input: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
+  async create(principal: Principal, input: CreateApiKeyDto, client: ClientInfo): Promise<CreatedApiKeyDto> {
     const permissions = grantableBy(
       principal,
       input.permissions,
@@ -40,7 +44,17 @@ export class ApiKeysService {
       lastUsedAt: null,
       revokedAt: null,
     });
-    await this.dataSource.getRepository(ApiKey).insert(key);
+    await this.dataSource.transaction(async (manager) => {
+      await manager.insert(ApiKey, key);
+      await this.audit.record(manager, {
+        type: 'apikey.created',
+        companyId: principal.companyId,
+        ...requestContext(principal, client),
+        subject: { kind: 'api_key', id: key.id, email: principal.employee.email },
+        // The prefix (the part before `:`) is public; the secret and its digest never leave this method.
+        details: { name: key.name, prefix: keyId, permissions },
+      });
+    });
     return { id: key.id, name: key.name, permissions, api_key: `${keyId}:${secret}` };
   }
 
@@ -59,14 +73,25 @@ export class ApiKeysService {
   }
 
   /** Revokes a key of the caller's company; keys of other companies, and revoked ones, are "not found". */
-  async revoke(principal: Principal, id: string): Promise<void> {
-    const result = await this.dataSource
-      .createQueryBuilder()
-      .update(ApiKey)
-      .set({ revokedAt: this.clock.now() })
-      .where('id = :id AND company_id = :companyId AND revoked_at IS NULL', { id, companyId: principal.companyId })
-      .execute();
-    if (result.affected !== 1) throw ApiError.notFound('No such API key.');
+  async revoke(principal: Principal, id: string, client: ClientInfo): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const revoked: Array<{ name: string; key_id: string; email: string }> = await manager.query(
+        `WITH revoked AS (
+           UPDATE api_key SET revoked_at = $3 WHERE id = $1 AND company_id = $2 AND revoked_at IS NULL
+           RETURNING name, key_id, employee_id)
+         SELECT revoked.name, revoked.key_id, employee.email
+           FROM revoked JOIN employee ON employee.id = revoked.employee_id`,
+        [id, principal.companyId, this.clock.now()],
+      );
+      if (revoked.length !== 1) throw ApiError.notFound('No such API key.');
+      await this.audit.record(manager, {
+        type: 'apikey.revoked',
+        companyId: principal.companyId,
+        ...requestContext(principal, client),
+        subject: { kind: 'api_key', id, email: revoked[0].email },
+        details: { name: revoked[0].name, prefix: revoked[0].key_id },
+      });
+    });
     await this.bus.publish({ type: 'api_key', keyId: id });
   }
 }

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { OPERATOR } from '../audit/audit-actor';
+import { AuditRecorder } from '../audit/audit-recorder.service';
 import { RevocationBus } from '../auth/credentials/revocation-bus';
 import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
@@ -34,11 +36,35 @@ export class OperatorActionsService {
     private readonly hasher: PasswordHasher,
     private readonly bus: RevocationBus,
     private readonly clock: Clock,
+    private readonly audit: AuditRecorder,
   ) {}
 
   /** Adds or replaces a membership; narrowed permissions apply to every live token and API key at once. */
   async grant(email: string, companyId: number, permissions: Grant[]): Promise<MembershipView> {
-    const membership = await this.memberships.grant(email, companyId, permissions);
+    const membership = await this.dataSource.transaction(async (manager) => {
+      const granted = await this.memberships.grantIn(manager, email, companyId, permissions);
+      const after = [...granted.membership.permissions].sort();
+      const before = granted.before && [...granted.before].sort();
+      const subject = { kind: 'employee' as const, id: granted.membership.employeeId, email: granted.email };
+      if (before === null) {
+        await this.audit.record(manager, {
+          type: 'membership.added',
+          companyId,
+          actor: OPERATOR,
+          subject,
+          details: { permissions: after },
+        });
+      } else if (before.join(',') !== after.join(',')) {
+        await this.audit.record(manager, {
+          type: 'permissions.changed',
+          companyId,
+          actor: OPERATOR,
+          subject,
+          details: { before, after },
+        });
+      }
+      return granted.membership;
+    });
     await this.bus.publish({ type: 'membership', employeeId: membership.employeeId, companyId });
     return {
       employee_id: membership.employeeId,
@@ -57,12 +83,12 @@ export class OperatorActionsService {
     if (!employee) throw ApiError.notFound(`no employee has the e-mail ${normalizeEmail(email)}`);
     const now = this.clock.now();
     await this.dataSource.transaction(async (manager) => {
-      const removed: unknown[] = await manager.query(
-        `WITH removed AS (DELETE FROM membership WHERE employee_id = $1 AND company_id = $2 RETURNING 1)
-         SELECT count(*)::int AS count FROM removed`,
+      const removed: Array<{ permissions: Grant[] }> = await manager.query(
+        `WITH removed AS (DELETE FROM membership WHERE employee_id = $1 AND company_id = $2 RETURNING permissions)
+         SELECT permissions FROM removed`,
         [employee.id, companyId],
       );
-      if ((removed[0] as { count: number }).count !== 1) {
+      if (removed.length !== 1) {
         throw ApiError.notFound(`${employee.email} is not a member of company ${companyId}`);
       }
       await manager.query(
@@ -80,6 +106,13 @@ export class OperatorActionsService {
         'UPDATE api_key SET revoked_at = $3 WHERE employee_id = $1 AND company_id = $2 AND revoked_at IS NULL',
         [employee.id, companyId, now],
       );
+      await this.audit.record(manager, {
+        type: 'membership.removed',
+        companyId,
+        actor: OPERATOR,
+        subject: { kind: 'employee', id: employee.id, email: employee.email },
+        details: { permissions: [...removed[0].permissions].sort() },
+      });
     });
     // One notice covers every cached credential of the employee in that company, JWTs and API keys alike.
     await this.bus.publish({ type: 'membership', employeeId: employee.id, companyId });
@@ -113,6 +146,12 @@ export class OperatorActionsService {
         `UPDATE issued_token SET revoked_at = $2, revoke_reason = 'password_changed'
           WHERE revoked_at IS NULL AND session_id IN (SELECT id FROM login_session WHERE employee_id = $1)`,
         [employee.id, now],
+      );
+      // In every company of the account: each one's administrators see that its sessions were ended.
+      await this.audit.recordForAccount(
+        manager,
+        { employeeId: employee.id },
+        { type: 'password.changed', actor: OPERATOR, details: { sessions_ended: sessions.length } },
       );
       return sessions.map((session) => session.id);
     });

@@ -2,6 +2,7 @@ import { Body, Controller, Get, Post, Put } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorator';
 import type { Principal } from '../auth/credentials/principal';
+import { Client, type ClientInfo } from '../common/http/client-info';
 import { ApiRecordId, RecordId } from '../common/http/record-id';
 import { ReplacePermissionsDto } from './dto/user-permissions.dto';
 import { CompanyEmployeeDto, CreateEmployeeDto, EmployeeListDto, MeDto } from './dto/users.dto';
@@ -36,8 +37,12 @@ export class UsersController {
   @Auth({ permission: 'users:write' })
   @ApiOperation({ summary: 'Create an employee in the current company (with permissions the caller holds)' })
   @ApiCreatedResponse({ type: CompanyEmployeeDto })
-  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateEmployeeDto): Promise<CompanyEmployeeDto> {
-    return this.users.create(principal, body);
+  create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: CreateEmployeeDto,
+    @Client() client: ClientInfo,
+  ): Promise<CompanyEmployeeDto> {
+    return this.users.create(principal, body, client);
   }
 
   @Put(':id/permissions')
@@ -55,7 +60,8 @@ export class UsersController {
     @CurrentPrincipal() principal: Principal,
     @RecordId('No such employee in this company.') id: number,
     @Body() body: ReplacePermissionsDto,
+    @Client() client: ClientInfo,
   ): Promise<CompanyEmployeeDto> {
-    return this.userPermissions.replace(principal, id, body);
+    return this.userPermissions.replace(principal, id, body, client);
   }
 }
