@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import type Redis from 'ioredis';
+import type { RedisConnection } from '../redis-client/redis-connection';
 import { Clock } from '../common/clock/clock';
 import { APP_LOGGER } from '../common/logging/logging.module';
 import type { AppLogger } from '../common/logging/logger';
@@ -26,7 +26,7 @@ import { ResilientRateLimitStorage } from './storage/resilient-rate-limit.storag
       useFactory: (
         clock: Clock,
         config: AppConfig,
-        redis: Redis | null,
+        redis: RedisConnection | null,
         breaker: CircuitBreaker | null,
         presence: FleetPresence | null,
         logger: AppLogger,

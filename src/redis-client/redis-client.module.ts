@@ -9,42 +9,27 @@ import {
   Optional,
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import Redis from 'ioredis';
 import { APP_LOGGER } from '../common/logging/logging.module';
 import type { AppLogger } from '../common/logging/logger';
 import { AppConfig } from '../config/app-config';
 import { CircuitBreaker } from './circuit-breaker';
 import { FleetPresence } from './fleet-presence';
+import { openRedisConnection, parseRedisUrl, type RedisConnection } from './redis-connection';
 
+// Re-exported: tests and the storage benchmark build their clients with the service's options.
+export { redisOptions } from './redis-connection';
+
+/** The shared connection (`RedisConnection`: one server, Sentinel-followed, or a Cluster); `null` without Redis. */
 export const REDIS_CLIENT = Symbol('REDIS_CLIENT');
 /** The process's one circuit breaker in front of every Redis use; `null` without Redis. */
 export const REDIS_BREAKER = Symbol('REDIS_BREAKER');
 /** How many instances are alive, as last seen through Redis; `null` without Redis (one instance). */
 export const FLEET_PRESENCE = Symbol('FLEET_PRESENCE');
 
-/**
- * Options shared by every Redis connection of the service. No offline queue: a command issued while Redis is
- * away fails at once instead of being replayed (and counted twice) on reconnect.
- */
-export function redisOptions(): import('ioredis').RedisOptions {
-  return {
-    lazyConnect: false,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    connectTimeout: 1000,
-    commandTimeout: 500,
-    retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
-    // No auto-pipelining: ioredis keeps one auto-pipeline in flight per connection, so under a burst every
-    // check queues behind the previous batch's round trip; in the two-instance test that pushed checks past
-    // the storage's 75 ms deadline, opening the breaker and splitting the shared limit per instance. On this
-    // machine it saved no CPU either: the Pipeline bookkeeping costs what the fewer syscalls save.
-  };
-}
-
 @Injectable()
 class RedisLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   constructor(
-    @Inject(REDIS_CLIENT) private readonly redis: Redis | null,
+    @Inject(REDIS_CLIENT) private readonly redis: RedisConnection | null,
     @Inject(FLEET_PRESENCE) private readonly presence: FleetPresence | null,
     @Optional() private readonly adapterHost?: HttpAdapterHost,
   ) {}
@@ -74,9 +59,9 @@ class RedisLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdow
     {
       provide: REDIS_CLIENT,
       inject: [AppConfig],
-      useFactory: (config: AppConfig): Redis | null => {
+      useFactory: (config: AppConfig): RedisConnection | null => {
         if (!config.redisUrl) return null;
-        const client = new Redis(config.redisUrl, redisOptions());
+        const client = openRedisConnection(parseRedisUrl(config.redisUrl), config.redisTlsCaFile);
         // Connection errors surface through health and each command's own failure; an unhandled 'error'
         // event would otherwise crash the process.
         client.on('error', () => undefined);
@@ -86,14 +71,14 @@ class RedisLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdow
     {
       provide: REDIS_BREAKER,
       inject: [REDIS_CLIENT, APP_LOGGER],
-      useFactory: (redis: Redis | null, logger: AppLogger): CircuitBreaker | null =>
+      useFactory: (redis: RedisConnection | null, logger: AppLogger): CircuitBreaker | null =>
         redis ? new CircuitBreaker(logger.child({ component: 'redis-breaker' })) : null,
     },
     {
       provide: FLEET_PRESENCE,
       inject: [REDIS_CLIENT, REDIS_BREAKER, AppConfig, APP_LOGGER],
       useFactory: (
-        redis: Redis | null,
+        redis: RedisConnection | null,
         breaker: CircuitBreaker | null,
         config: AppConfig,
         logger: AppLogger,

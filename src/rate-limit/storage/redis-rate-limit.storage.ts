@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type Redis from 'ioredis';
+import type { RedisConnection } from '../../redis-client/redis-connection';
 import { DeadlineError, withDeadline } from '../../redis-client/circuit-breaker';
 import { RateLimitStorage, ThrottlerStorageRecord, toRecord } from './rate-limit-storage';
 
@@ -67,7 +67,7 @@ export class RedisRateLimitStorage implements RateLimitStorage {
   readonly timeoutMs: number;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     options: RedisRateLimitStorageOptions = {},
   ) {
     this.keyPrefix = options.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX;
