@@ -47,7 +47,9 @@ describe('CredentialService while the database is down', () => {
 
   beforeEach(() => {
     strategy = new ScriptedStrategy(clock);
-    const bus = { onNotice: (listener: (notice: RevocationNotice) => void) => (notify = listener) } as RevocationBus;
+    const bus = {
+      onNotice: (listener: (notice: RevocationNotice) => void) => (notify = listener),
+    } as unknown as RevocationBus;
     const usage = { touch: () => undefined } as unknown as UsageRecorder;
     service = new CredentialService([strategy], clock, usage, bus);
   });
