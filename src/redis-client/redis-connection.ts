@@ -51,7 +51,11 @@ export function openRedisConnection(
       // Sentinels tell every client the moment they promote a replica, instead of the client finding out
       // when its next command fails.
       failoverDetector: true,
-      sentinelRetryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+      // A failover is what Sentinel is for: while the old master is gone, ask again soon (each try costs one
+      // refused connect), so the promoted replica is used within a second of being named, not after a backoff
+      // grown during the election.
+      retryStrategy: (attempt) => Math.min(attempt * 100, 500),
+      sentinelRetryStrategy: (attempt) => Math.min(attempt * 100, 500),
     });
   }
   const { retryStrategy, enableOfflineQueue, ...nodeOptions } = options;
