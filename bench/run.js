@@ -9,6 +9,7 @@ const { join } = require('node:path');
 const { randomBytes } = require('node:crypto');
 const { Client } = require('pg');
 const { startServer, startService, stop, killAll, cli, load } = require('./lib/processes');
+const { startCluster, startSentinel } = require('./lib/redis-topologies');
 
 const settings = {
   duration: Number(process.env.BENCH_DURATION ?? 10),
@@ -348,23 +349,36 @@ async function sharedRows(baseline) {
     const companyId = await seed(env);
     const a = await startService(env, { label: 'instance A' });
     const b = await startService(env, { label: 'instance B' });
+    // The same route on Redis Sentinel and on Redis Cluster (servers of this run's own), in the same rounds as
+    // the single server, so the three ratios compare within one run.
+    const sentinel = await startSentinel();
+    const cluster = await startCluster();
+    const onSentinel = await startService({ ...env, REDIS_URL: sentinel.url }, { label: 'instance on Sentinel' });
+    const onCluster = await startService({ ...env, REDIS_URL: cluster.url }, { label: 'instance on Cluster' });
     try {
       const { jwt } = await prepare(a.url, companyId);
+      const row = (name, service) => ({
+        name,
+        url: `${service.url}/v1/users/me`,
+        headers: { authorization: jwt },
+        service: service.url,
+        pid: service.child.pid,
+      });
       const rows = await measureRows([
-        { name: 'baseline again (for the Redis row)', url: baseline.url, pid: baseline.pid, baseline: true },
-        {
-          name: 'GET /v1/users/me, JWT, Redis store (PostgreSQL)',
-          url: `${a.url}/v1/users/me`,
-          headers: { authorization: jwt },
-          service: a.url,
-          pid: a.child.pid,
-        },
+        { name: 'baseline again (for the Redis rows)', url: baseline.url, pid: baseline.pid, baseline: true },
+        row('GET /v1/users/me, JWT, Redis store (PostgreSQL)', a),
+        row('GET /v1/users/me, JWT, Redis Sentinel store (PostgreSQL)', onSentinel),
+        row('GET /v1/users/me, JWT, Redis Cluster store (PostgreSQL)', onCluster),
       ]);
       const revocation = await revocationLatency(a.url, b.url, companyId);
       return { rows, revocation };
     } finally {
       await stop(a.child);
       await stop(b.child);
+      await stop(onSentinel.child);
+      await stop(onCluster.child);
+      sentinel.stop();
+      cluster.stop();
     }
   });
 }
