@@ -88,18 +88,32 @@ async function until(what, check, ms = 30_000) {
 const redisCli = (port, ...args) =>
   execFileSync(bin('redis-cli'), ['-h', '127.0.0.1', '-p', String(port), ...args], { encoding: 'utf8' });
 
+const running = ({ child }) => child.exitCode === null && child.signalCode === null;
+
+/** SIGTERM, then SIGKILL for what is still running after `ms`; returns once each has exited (and is reaped). */
+async function terminate(group, ms) {
+  for (const entry of group.filter(running)) entry.child.kill('SIGTERM');
+  for (const [signal, wait] of [
+    ['SIGKILL', ms],
+    [null, 5000],
+  ]) {
+    const deadline = Date.now() + wait;
+    while (group.some(running) && Date.now() < deadline) await sleep(100);
+    if (signal) for (const entry of group.filter(running)) entry.child.kill(signal);
+  }
+}
+
 async function stop(code = 0) {
   if (stopping) return;
   stopping = true;
-  // The instances first (they leave the fleet and close their connections), then what they stand on.
-  for (const { child } of [...children].reverse()) {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-  }
-  const deadline = Date.now() + 10_000;
-  while (children.some(({ child }) => child.exitCode === null && child.signalCode === null) && Date.now() < deadline) {
-    await sleep(100);
-  }
-  for (const { child } of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  // The balancer and the instances first (they finish requests in flight, leave the fleet and close their
+  // connections), then what they stand on.
+  const front = children.filter(({ name }) => name === 'haproxy' || name.startsWith('instance-'));
+  await terminate(front, 15_000);
+  await terminate(
+    children.filter((entry) => !front.includes(entry)),
+    5000,
+  );
   // Kept after a failed start, for its logs.
   if (code === 0) rmSync(dir, { recursive: true, force: true });
   console.log(code === 0 ? 'fleet stopped' : `fleet stopped; logs kept in ${dir}`);
