@@ -9,6 +9,7 @@ const { join } = require('node:path');
 const { randomBytes } = require('node:crypto');
 const { Client } = require('pg');
 const { startServer, startService, stop, killAll, cli, load } = require('./lib/processes');
+const { startCluster, startSentinel } = require('./lib/redis-topologies');
 
 const settings = {
   duration: Number(process.env.BENCH_DURATION ?? 10),
@@ -378,26 +379,35 @@ async function sharedRows(baseline) {
     const companyId = await seed(env);
     const a = await startService(env, { label: 'instance A' });
     const b = await startService(env, { label: 'instance B' });
+    // The same route on Redis Sentinel and on Redis Cluster (servers of this run's own), in the same rounds as
+    // the single server and the Fastify peer on the same Redis, so the ratios compare within one run.
+    const sentinel = await startSentinel();
+    const cluster = await startCluster();
+    const onSentinel = await startService({ ...env, REDIS_URL: sentinel.url }, { label: 'instance on Sentinel' });
+    const onCluster = await startService({ ...env, REDIS_URL: cluster.url }, { label: 'instance on Cluster' });
     let peer;
     try {
       const { jwt } = await prepare(a.url, companyId);
       const me = await json(`${a.url}/v1/users/me`, { headers: { authorization: jwt } });
       peer = await startPeer('bench/peer-fastify.js', JSON.stringify(me.body), { REDIS_URL: settings.redisUrl });
+      const row = (name, service) => ({
+        name,
+        url: `${service.url}/v1/users/me`,
+        headers: { authorization: jwt },
+        service: service.url,
+        pid: service.child.pid,
+      });
       const rows = await measureRows([
-        { name: 'baseline again (for the Redis row)', url: baseline.url, pid: baseline.pid, baseline: true },
-        {
-          name: 'GET /v1/users/me, JWT, Redis store (PostgreSQL)',
-          url: `${a.url}/v1/users/me`,
-          headers: { authorization: jwt },
-          service: a.url,
-          pid: a.child.pid,
-        },
+        { name: 'baseline again (for the Redis rows)', url: baseline.url, pid: baseline.pid, baseline: true },
+        row('GET /v1/users/me, JWT, Redis store (PostgreSQL)', a),
         {
           name: FASTIFY_REDIS_PEER,
           url: `${peer.url}/v1/users/me`,
           headers: { authorization: peer.record.token },
           pid: peer.child.pid,
         },
+        row('GET /v1/users/me, JWT, Redis Sentinel store (PostgreSQL)', onSentinel),
+        row('GET /v1/users/me, JWT, Redis Cluster store (PostgreSQL)', onCluster),
       ]);
       const revocation = await revocationLatency(a.url, b.url, companyId);
       return { rows, revocation };
@@ -405,6 +415,10 @@ async function sharedRows(baseline) {
       await peer?.stop();
       await stop(a.child);
       await stop(b.child);
+      await stop(onSentinel.child);
+      await stop(onCluster.child);
+      sentinel.stop();
+      cluster.stop();
     }
   });
 }

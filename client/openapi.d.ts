@@ -1017,6 +1017,12 @@ export interface components {
             /** @description One human sentence */
             message: string;
         };
+        "Error401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed": {
+            /** @description Exactly one error code */
+            error: ("error_jwt_hash_not_found" | "error_jwt_is_required" | "error_jwt_query_not_allowed")[];
+            /** @description One human sentence */
+            message: string;
+        };
         "Error400.bad_request.jwt_blacklisted.jwt_expired.validation": {
             /** @description Exactly one error code */
             error: ("error_bad_request" | "error_jwt_blacklisted" | "error_jwt_expired" | "error_validation")[];
@@ -1032,12 +1038,6 @@ export interface components {
                 /** @example company_id must be an integer number */
                 message: string;
             }[];
-        };
-        "Error401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed": {
-            /** @description Exactly one error code */
-            error: ("error_jwt_hash_not_found" | "error_jwt_is_required" | "error_jwt_query_not_allowed")[];
-            /** @description One human sentence */
-            message: string;
         };
         "Error403.company_not_member.permission_denied": {
             /** @description Exactly one error code */
@@ -1464,7 +1464,11 @@ export interface operations {
     getMetrics: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                authorization: string;
+                /** @description When the service is configured with `METRICS_TOKEN`: `Bearer <METRICS_TOKEN>` (required then). */
+                Authorization?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1481,7 +1485,22 @@ export interface operations {
                 };
             };
             400: components["responses"]["400.bad_request.validation.unversioned"];
-            401: components["responses"]["401.jwt_query_not_allowed.unversioned"];
+            /**
+             * @description Only when `METRICS_TOKEN` is set: error_jwt_is_required without an `Authorization` header, error_jwt_hash_not_found when it is not `Bearer <METRICS_TOKEN>`.
+             *
+             *     - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
+             *     - `error_jwt_is_required`: no Authorization header
+             *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+                };
+            };
             414: components["responses"]["414.uri_too_long.unversioned"];
             431: components["responses"]["431.headers_too_large.unversioned"];
             500: components["responses"]["500.internal.unversioned"];

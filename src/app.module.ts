@@ -7,6 +7,7 @@ import { AuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
 import { CredentialService } from './auth/credentials/credential.service';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
+import { DatabaseOutageLog } from './common/errors/database-outage-log';
 import { InputSanityGuard } from './common/http/input-sanity';
 import { createValidationPipe } from './common/http/validation.pipe';
 import type { AppLogger } from './common/logging/logger';
@@ -67,6 +68,7 @@ export class AppModule {
         AuditEventsModule,
       ],
       providers: [
+        DatabaseOutageLog,
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },
         // Order matters: the rate limit counts every request, those that then fail authentication included.

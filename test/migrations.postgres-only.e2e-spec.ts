@@ -47,7 +47,7 @@ function dataSourceFor(database: ProvisionedDatabase): DataSource {
 async function lockSeekers(client: Client): Promise<number> {
   const { rows } = await client.query<{ seekers: number }>(
     `SELECT count(*)::int AS seekers FROM pg_stat_activity
-      WHERE datname = current_database() AND pid <> pg_backend_pid() AND query ILIKE '%advisory_lock%'`,
+      WHERE datname = current_database() AND pid <> pg_backend_pid() AND query ILIKE '%advisory%lock%'`,
   );
   return rows[0].seekers;
 }

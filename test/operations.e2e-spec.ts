@@ -1,3 +1,4 @@
+import { expectError } from './support/expectations';
 import { createCompanies, createAccount, login, authed } from './support/fixtures';
 import { RedisServer } from './support/redis-server';
 import { startTestApp, type TestApp } from './support/test-app';
@@ -244,5 +245,34 @@ describe('CORS_ORIGINS', () => {
       expect(preflight.status).toBe(404);
       expect(Object.keys(preflight.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);
     });
+  });
+});
+
+describe('METRICS_TOKEN', () => {
+  const token = 'scrape-token-of-this-test-0123';
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { METRICS_TOKEN: token } });
+  });
+  afterAll(() => t?.close());
+
+  it('answers the scraper that presents the token', async () => {
+    const res = await t.http().get('/metrics').set('authorization', `Bearer ${token}`).expect(200);
+    expect(res.text).toContain('http_requests_total');
+  });
+
+  it('refuses a scrape without the token, and one with another token or scheme, with 401 in the error shape', async () => {
+    expectError(await t.http().get('/metrics'), 401, 'error_jwt_is_required');
+    for (const value of [`Bearer ${token}x`, `Bearer ${token.slice(1)}`, `Basic ${token}`, token, `bearer ${token}`]) {
+      const res = await t.http().get('/metrics').set('authorization', value);
+      expectError(res, 401, 'error_jwt_hash_not_found');
+      expect(res.text).not.toContain('http_requests_total');
+      expect(res.text).not.toContain(token);
+    }
+  });
+
+  it('leaves the health endpoints open', async () => {
+    await t.http().get('/health/live').expect(200);
   });
 });

@@ -110,4 +110,4 @@ async function load(job) {
   return JSON.parse(stdout.trim().split('\n').pop());
 }
 
-module.exports = { startServer, startService, stop, killAll, cli, load };
+module.exports = { startServer, startService, stop, killAll, cli, load, freePort };

@@ -23,6 +23,33 @@ describe('loadConfig', () => {
     expect(config.dataDir).toMatch(/\/data$/);
   });
 
+  it('accepts every REDIS_URL form of the contract, a pooler with its direct URL, and a metrics token', () => {
+    for (const redisUrl of [
+      'redis://127.0.0.1:6379/1',
+      'rediss://user:pw@cache.example.com:6380',
+      'redis+sentinel://127.0.0.1:26379,127.0.0.1:26380/mymaster',
+      'rediss+sentinel://u:p@s1.example.com:26379/main',
+      'redis+cluster://127.0.0.1:7000,127.0.0.1:7001',
+      'rediss+cluster://default:pw@clustercfg.example.com:6379',
+    ]) {
+      expect(loadConfig({ REDIS_URL: redisUrl }).redisUrl).toBe(redisUrl);
+    }
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://app@127.0.0.1:6432/app',
+      DATABASE_DIRECT_URL: 'postgres://app@127.0.0.1:5432/app',
+      REDIS_TLS_CA_FILE: __filename,
+      METRICS_TOKEN: 'a-scrape-token-0123456789',
+    });
+    expect(config.databaseDirectUrl).toBe('postgres://app@127.0.0.1:5432/app');
+    expect(config.redisTlsCaFile).toBe(__filename);
+    expect(config.metricsToken).toBe('a-scrape-token-0123456789');
+  });
+
+  it('never echoes a REDIS_URL, which may carry a password', () => {
+    const error = errorOf({ REDIS_URL: 'redis+sentinel://admin:sup3r-secret@10.0.0.1:26379' });
+    expect(error.message).not.toContain('sup3r-secret');
+  });
+
   it('listens on every interface by default in production', () => {
     expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }).host).toBe('0.0.0.0');
   });
@@ -36,6 +63,14 @@ describe('loadConfig', () => {
     [{ DATABASE_URL: 'mysql://u:p@h/db' }, 'DATABASE_URL'],
     [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
     [{ REDIS_URL: 'http://localhost:6379' }, 'REDIS_URL'],
+    [{ REDIS_URL: 'redis+sentinel://127.0.0.1:26379' }, 'REDIS_URL'],
+    [{ REDIS_URL: 'redis+cluster://127.0.0.1:7000/0' }, 'REDIS_URL'],
+    [{ REDIS_URL: 'rediss+cluster://:pw@' }, 'REDIS_URL'],
+    [{ REDIS_URL: 'redis://127.0.0.1', REDIS_TLS_CA_FILE: '/nonexistent/ca.pem' }, 'REDIS_TLS_CA_FILE'],
+    [{ DATABASE_DIRECT_URL: 'postgres://127.0.0.1/test' }, 'DATABASE_DIRECT_URL'],
+    [{ DATABASE_URL: 'postgres://127.0.0.1:6432/test', DATABASE_DIRECT_URL: 'mysql://h/db' }, 'DATABASE_DIRECT_URL'],
+    [{ METRICS_TOKEN: 'short' }, 'METRICS_TOKEN'],
+    [{ METRICS_TOKEN: 'has a space in the middle' }, 'METRICS_TOKEN'],
     [{ RATE_LIMIT_SCALE: '0' }, 'RATE_LIMIT_SCALE'],
     [{ RATE_LIMIT_SCALE: '-2' }, 'RATE_LIMIT_SCALE'],
     [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],

@@ -1,5 +1,7 @@
+import { accessSync, constants, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
+import { parseRedisUrl, RedisUrlError } from './redis-url';
 
 export type NodeEnv = 'development' | 'production' | 'test';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -36,8 +38,15 @@ export class AppConfig {
    */
   readonly databaseQueryTimeoutMs!: number;
   readonly databasePoolSize!: number;
+  /**
+   * The database itself when `databaseUrl` is a pooler in transaction mode: what needs a session of its own
+   * (migrations and their lock, LISTEN) connects here. `undefined`: `databaseUrl` is the database itself.
+   */
+  readonly databaseDirectUrl?: string;
   /** `undefined`: counters and revocation notices live in process memory. */
   readonly redisUrl?: string;
+  /** A private CA (PEM file) that `rediss…://` servers' certificates are checked against. */
+  readonly redisTlsCaFile?: string;
   /** Prefix of every Redis key and channel, so several deployments (or test runs) can share one Redis. */
   readonly redisKeyPrefix!: string;
   /** `undefined` outside production: a secret is generated once and kept under `dataDir`. */
@@ -65,6 +74,8 @@ export class AppConfig {
   readonly corsOrigins!: string[];
   /** Security events older than this many days are deleted; 0 keeps them forever. */
   readonly auditRetentionDays!: number;
+  /** When set, `GET /metrics` answers only `Authorization: Bearer <metricsToken>`. */
+  readonly metricsToken?: string;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -139,6 +150,41 @@ function url(env: Env, key: string, protocols: string[]): string | undefined {
   }
   if (!protocols.includes(parsed.protocol.replace(/:$/, '') + '://')) {
     throw new ConfigError(key, `must be a ${protocols.join(' or ')} URL`);
+  }
+  return raw;
+}
+
+function redisUrl(env: Env): string | undefined {
+  const raw = read(env, 'REDIS_URL');
+  if (raw === undefined) return undefined;
+  try {
+    parseRedisUrl(raw);
+  } catch (error) {
+    if (error instanceof RedisUrlError) throw new ConfigError('REDIS_URL', error.message);
+    throw error;
+  }
+  return raw;
+}
+
+function readableFile(env: Env, key: string): string | undefined {
+  const raw = read(env, key);
+  if (raw === undefined) return undefined;
+  const path = resolve(raw);
+  try {
+    accessSync(path, constants.R_OK);
+    if (!statSync(path).isFile()) throw new Error('not a file');
+  } catch {
+    throw new ConfigError(key, `must name a readable file, got "${raw}"`);
+  }
+  return path;
+}
+
+function metricsToken(env: Env): string | undefined {
+  const raw = read(env, 'METRICS_TOKEN');
+  if (raw === undefined) return undefined;
+  // Compared with every scrape's header: printable ASCII only, and long enough not to be guessed.
+  if (!/^[\x21-\x7e]{16,256}$/.test(raw)) {
+    throw new ConfigError('METRICS_TOKEN', 'must be 16 to 256 printable characters without spaces');
   }
   return raw;
 }
@@ -256,16 +302,24 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const host = read(env, 'HOST') ?? (isProduction ? '0.0.0.0' : '127.0.0.1');
   if (isIP(host) === 0 && host !== 'localhost') throw new ConfigError('HOST', `must be an IP address, got "${host}"`);
 
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres://', 'postgresql://']);
+  const databaseDirectUrl = url(env, 'DATABASE_DIRECT_URL', ['postgres://', 'postgresql://']);
+  if (databaseDirectUrl !== undefined && databaseUrl === undefined) {
+    throw new ConfigError('DATABASE_DIRECT_URL', 'is only used together with DATABASE_URL');
+  }
+
   return new AppConfig({
     nodeEnv,
     port: integer(env, 'PORT', 3000, 0, 65535),
     host,
-    databaseUrl: url(env, 'DATABASE_URL', ['postgres://', 'postgresql://']),
+    databaseUrl,
     dataDir: resolve(read(env, 'DATA_DIR') ?? './data'),
     databaseConnectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 1500, 100, 60_000),
     databaseQueryTimeoutMs: integer(env, 'DATABASE_QUERY_TIMEOUT_MS', 1500, 100, 600_000),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 500),
-    redisUrl: url(env, 'REDIS_URL', ['redis://', 'rediss://']),
+    databaseDirectUrl,
+    redisUrl: redisUrl(env),
+    redisTlsCaFile: readableFile(env, 'REDIS_TLS_CA_FILE'),
     redisKeyPrefix: redisKeyPrefix(env),
     jwtSecret,
     jwtPreviousSecrets,
@@ -290,5 +344,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
     filesFetchAllowlist: filesFetchAllowlist(env),
     corsOrigins: corsOrigins(env),
     auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 365, 0, 36_500),
+    metricsToken: metricsToken(env),
   } as AppConfig);
 }

@@ -8,7 +8,7 @@ import {
   Optional,
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import type Redis from 'ioredis';
+import type { RedisConnection } from '../redis-client/redis-connection';
 import { Clock } from '../common/clock/clock';
 import { APP_LOGGER } from '../common/logging/logging.module';
 import type { AppLogger } from '../common/logging/logger';
@@ -56,14 +56,14 @@ class PresenceLifecycle implements OnApplicationBootstrap, BeforeApplicationShut
     {
       provide: REDIS_BREAKER,
       inject: [REDIS_CLIENT, APP_LOGGER],
-      useFactory: (redis: Redis | null, logger: AppLogger): CircuitBreaker | null =>
+      useFactory: (redis: RedisConnection | null, logger: AppLogger): CircuitBreaker | null =>
         redis ? new CircuitBreaker(logger.child({ component: 'redis-breaker' })) : null,
     },
     {
       provide: FLEET_PRESENCE,
       inject: [REDIS_CLIENT, REDIS_BREAKER, AppConfig, APP_LOGGER],
       useFactory: (
-        redis: Redis | null,
+        redis: RedisConnection | null,
         breaker: CircuitBreaker | null,
         config: AppConfig,
         logger: AppLogger,
@@ -78,7 +78,7 @@ class PresenceLifecycle implements OnApplicationBootstrap, BeforeApplicationShut
       useFactory: (
         clock: Clock,
         config: AppConfig,
-        redis: Redis | null,
+        redis: RedisConnection | null,
         breaker: CircuitBreaker | null,
         presence: FleetPresence | null,
         logger: AppLogger,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type Redis from 'ioredis';
+import type { RedisConnection } from '../redis-client/redis-connection';
 import type { BreakerLogger, CircuitBreaker } from './circuit-breaker';
 import { withDeadline } from './circuit-breaker';
 
@@ -39,7 +39,7 @@ export class FleetPresence {
   private readonly onReady = () => void this.beat();
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly breaker: CircuitBreaker,
     private readonly key: string,
     private readonly logger: BreakerLogger,

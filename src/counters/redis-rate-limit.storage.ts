@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type Redis from 'ioredis';
+import type { RedisConnection } from '../redis-client/redis-connection';
 import { DeadlineError, withDeadline } from './circuit-breaker';
 import { bucketRecord, decide, EPSILON_MS } from './leaky-bucket';
 import { RateLimitStorage, ThrottlerStorageRecord, WindowRecord, wholeSeconds } from './rate-limit-storage';
@@ -84,7 +84,7 @@ export class RedisRateLimitStorage implements RateLimitStorage {
   readonly timeoutMs: number;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     options: RedisRateLimitStorageOptions = {},
   ) {
     this.keyPrefix = options.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX;

@@ -9,8 +9,11 @@ import { QueryCounter } from './query-counter';
 /**
  * The one description of the database, used by the app, the operator CLI, the migration runner and the
  * TypeORM CLI (through ormconfig.ts). Both targets speak PostgreSQL and run the same migrations.
+ *
+ * `direct`: the database itself (`DATABASE_DIRECT_URL` when set) for what needs a session of its own (the
+ * migrations); one connection is enough there.
  */
-export function buildDataSourceOptions(config: AppConfig): DataSourceOptions {
+export function buildDataSourceOptions(config: AppConfig, target: 'pooled' | 'direct' = 'pooled'): DataSourceOptions {
   const common = {
     type: 'postgres' as const,
     entities: ENTITIES,
@@ -34,10 +37,10 @@ export function buildDataSourceOptions(config: AppConfig): DataSourceOptions {
 
   return {
     ...common,
-    url: config.databaseUrl,
+    url: target === 'direct' ? (config.databaseDirectUrl ?? config.databaseUrl) : config.databaseUrl,
     applicationName: 'staff-auth-service',
     connectTimeoutMS: config.databaseConnectTimeoutMs,
-    poolSize: config.databasePoolSize,
+    poolSize: target === 'direct' ? 1 : config.databasePoolSize,
     extra: {
       // A server that stops answering must fail the request, not hang it.
       query_timeout: config.databaseQueryTimeoutMs,

@@ -3,7 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { buildDataSourceOptions } from './data-source-options';
-import { runPendingMigrations } from './migration-runner';
+import { runPendingMigrationsFor } from './migration-runner';
 
 @Module({
   imports: [
@@ -26,7 +26,7 @@ import { runPendingMigrations } from './migration-runner';
       inject: [DataSource, AppConfig],
       useFactory: async (dataSource: DataSource, config: AppConfig) => {
         if (!config.migrationsRun) return [];
-        const applied = await runPendingMigrations(dataSource);
+        const applied = await runPendingMigrationsFor(config, dataSource);
         if (applied.length > 0) {
           new Logger('Database').log(`Applied migrations: ${applied.map((m) => m.name).join(', ')}`);
         }

@@ -7,8 +7,10 @@ import { runPendingMigrations } from './migration-runner';
 
 loadEnvFile();
 // The app's options and logger, not ormconfig's: that one echoes TypeORM's migration messages for the TypeORM
-// CLI, and this command's standard output is one JSON line.
-const dataSource = new DataSource(buildDataSourceOptions(loadConfig()));
+// CLI, and this command's standard output is one JSON line. The database itself (DATABASE_DIRECT_URL when set),
+// never a pooler in transaction mode.
+const config = loadConfig();
+const dataSource = new DataSource(buildDataSourceOptions(config, 'direct'));
 
 /** `npm run migration:run`: applies pending migrations under the same advisory lock the service takes. */
 async function main(): Promise<void> {

@@ -1,4 +1,6 @@
 import { DataSource, Migration, MigrationExecutor, type QueryRunner } from 'typeorm';
+import type { AppConfig } from '../config/app-config';
+import { buildDataSourceOptions } from './data-source-options';
 
 /** Any constant unique to this service; every instance must use the same one. */
 export const MIGRATION_LOCK_KEY = 7_341_920_553;
@@ -7,18 +9,28 @@ const LOCK_POLL_MS = 200;
 /**
  * Applies pending migrations while holding a PostgreSQL advisory lock, so instances that start together run
  * them once: the first takes the lock and migrates, the others wait, then find nothing pending.
- * Each migration runs in its own transaction on the session that holds the lock.
+ *
+ * The lock is transaction-scoped and every pending migration runs inside that one transaction: the lock can
+ * never outlive it, on whatever connection it was taken. A session lock would be left held on a pooled server
+ * connection by a pooler in transaction mode (PgBouncer), which also spreads the lock, the check of what is
+ * pending and the migrations over different server connections, so two instances ran the same migration.
+ * A migration that fails rolls back the whole run, lock included.
  */
 export async function runPendingMigrations(dataSource: DataSource): Promise<Migration[]> {
   const queryRunner = dataSource.createQueryRunner('master');
   try {
-    await acquireLock(queryRunner);
+    await queryRunner.startTransaction();
     try {
+      await acquireLock(queryRunner);
       const executor = new MigrationExecutor(dataSource, queryRunner);
-      executor.transaction = 'each';
-      return await executor.executePendingMigrations();
-    } finally {
-      await queryRunner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+      // Inside the transaction opened above: the executor sees it active and opens none of its own.
+      executor.transaction = 'all';
+      const applied = await executor.executePendingMigrations();
+      await queryRunner.commitTransaction();
+      return applied;
+    } catch (error) {
+      if (queryRunner.isTransactionActive) await queryRunner.rollbackTransaction().catch(() => undefined);
+      throw error;
     }
   } finally {
     await queryRunner.release();
@@ -26,12 +38,27 @@ export async function runPendingMigrations(dataSource: DataSource): Promise<Migr
 }
 
 /**
- * Asks for the lock again and again rather than waiting in one `pg_advisory_lock`: the other instance's
+ * Runs the migrations on the database itself: through `DATABASE_DIRECT_URL` when it is set (a connection of
+ * their own, closed afterwards), else on the application's data source.
+ */
+export async function runPendingMigrationsFor(config: AppConfig, dataSource?: DataSource): Promise<Migration[]> {
+  if (!config.databaseDirectUrl && dataSource) return runPendingMigrations(dataSource);
+  const direct = await new DataSource(buildDataSourceOptions(config, 'direct')).initialize();
+  try {
+    return await runPendingMigrations(direct);
+  } finally {
+    await direct.destroy();
+  }
+}
+
+/**
+ * Asks for the lock again and again rather than waiting in one `pg_advisory_xact_lock`: the other instance's
  * migrations may run longer than the query timeout, which would end that one statement and fail this start.
+ * A refused try leaves the transaction usable.
  */
 async function acquireLock(queryRunner: QueryRunner): Promise<void> {
   for (;;) {
-    const [{ locked }] = (await queryRunner.query('SELECT pg_try_advisory_lock($1) AS locked', [
+    const [{ locked }] = (await queryRunner.query('SELECT pg_try_advisory_xact_lock($1) AS locked', [
       MIGRATION_LOCK_KEY,
     ])) as Array<{ locked: boolean }>;
     if (locked) return;

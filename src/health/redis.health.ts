@@ -1,13 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
-import type Redis from 'ioredis';
+import type { RedisConnection } from '../redis-client/redis-connection';
 import { REDIS_CLIENT } from '../redis-client/redis-client.module';
 
 @Injectable()
 export class RedisHealthIndicator {
   constructor(
     private readonly health: HealthIndicatorService,
-    @Inject(REDIS_CLIENT) private readonly redis: Redis | null,
+    @Inject(REDIS_CLIENT) private readonly redis: RedisConnection | null,
   ) {}
 
   get configured(): boolean {

@@ -10,6 +10,13 @@ export type CachedCredential =
   | { status: 'blacklisted' | 'not_found'; freshUntilMs: number };
 
 /**
+ * How long a verified credential past its freshness is kept to answer with should the database not answer
+ * (contract.md: while PostgreSQL is down, a credential verified before keeps its normal answer). Revocation
+ * notices evict such entries like any other.
+ */
+export const STALE_IF_ERROR_MS = 10 * 60_000;
+
+/**
  * Verified credentials, so a token already seen costs no database query. Entries go stale after a short time
  * (a safety net should a revocation notice be lost) and are evicted at once by revocation notices. Bounded:
  * the oldest entries go first when full, so a flood of distinct tokens cannot grow memory.
@@ -23,9 +30,16 @@ export class CredentialCache {
     const entry = this.entries.get(header);
     if (entry === undefined) return undefined;
     if (entry.freshUntilMs <= nowMs) {
-      this.entries.delete(header);
+      if (entry.status !== 'valid' || entry.freshUntilMs + STALE_IF_ERROR_MS <= nowMs) this.entries.delete(header);
       return undefined;
     }
+    return entry;
+  }
+
+  /** A valid entry past its freshness but still within {@link STALE_IF_ERROR_MS}: the answer when a look-up fails. */
+  getStale(header: string, nowMs: number): CachedCredential | undefined {
+    const entry = this.entries.get(header);
+    if (entry?.status !== 'valid' || entry.freshUntilMs + STALE_IF_ERROR_MS <= nowMs) return undefined;
     return entry;
   }
 

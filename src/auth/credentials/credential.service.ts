@@ -156,7 +156,17 @@ export class CredentialService implements RateLimitCredentials {
     const nowMs = this.clock.nowMs();
     const hash = sha256Hex(header);
     const strategy = this.strategyFor(header);
-    const found: LookUpResult = strategy ? await strategy.lookUp(header, hash) : NOT_KEPT;
+    let found: LookUpResult;
+    try {
+      found = strategy ? await strategy.lookUp(header, hash) : NOT_KEPT;
+    } catch (error) {
+      // The database did not answer. A credential verified before (and not revoked since: every revocation
+      // notice, through Redis or in this process, evicts its entry, stale or not) keeps its answer; anything
+      // else fails as before (503 while the database is away).
+      const stale = epoch === this.epoch ? this.cache.getStale(header, this.clock.nowMs()) : undefined;
+      if (stale !== undefined) return stale;
+      throw error;
+    }
     const entry = toEntry(found, hash, nowMs);
     // A revocation during the look-up may have made its answer stale: the requests that asked before the
     // revocation get it, the cache does not.

@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import type Redis from 'ioredis';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { APP_LOGGER } from '../../common/logging/logging.module';
 import type { AppLogger } from '../../common/logging/logger';
 import { AppConfig } from '../../config/app-config';
 import { type CircuitBreaker, withDeadline } from '../../counters/circuit-breaker';
-import { REDIS_BREAKER } from '../../counters/counters.module';
+import { FLEET_PRESENCE, REDIS_BREAKER } from '../../counters/counters.module';
+import type { FleetPresence } from '../../counters/fleet-presence';
 import { REDIS_CLIENT } from '../../redis-client/redis-client.module';
+import { duplicateConnection, isCluster, type RedisConnection } from '../../redis-client/redis-connection';
 import { appMetrics } from '../../metrics/app-metrics';
 
 /** What changed; every instance evicts the matching cached credentials. */
@@ -55,22 +56,41 @@ class RedisUnavailableError extends Error {
 }
 
 /**
+ * How many other service instances are alive, from the fleet's heartbeat set (see FleetPresence): entries not
+ * yet expired in the server's time, less this process's own. KEYS: the set. ARGV: this process's member.
+ */
+const OTHER_LIVE_INSTANCES_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local live = redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')
+local mine = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if mine and tonumber(mine) > now then live = live - 1 end
+return live
+`;
+
+/**
  * Redis pub/sub, when REDIS_URL is set. A subscribed connection can do nothing else, so it has its own.
  * Publishing goes through the process's Redis breaker: while Redis is away nobody waits for it.
+ *
+ * On one server (Sentinel-followed or not) PUBLISH answers how many subscribers got the notice. A Cluster
+ * forwards a PUBLISH to every node, but answers only the count of the node it reached, so there the instances
+ * to wait for are counted from the fleet's heartbeats instead.
  */
 class RedisTransport implements Transport {
   readonly name = 'redis';
-  private subscriber?: Redis;
+  private subscriber?: RedisConnection;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly breaker: CircuitBreaker,
     private readonly channel: string,
+    private readonly instancesKey: string,
+    private readonly presence: FleetPresence | null,
   ) {}
 
   async start(deliver: (message: string) => void): Promise<void> {
     // No command timeout here: a SUBSCRIBE issued while Redis is away waits in the queue for the connection.
-    this.subscriber = this.redis.duplicate({
+    this.subscriber = duplicateConnection(this.redis, {
       enableOfflineQueue: true,
       maxRetriesPerRequest: null,
       commandTimeout: undefined,
@@ -83,6 +103,10 @@ class RedisTransport implements Transport {
   }
 
   async send(message: string): Promise<number> {
+    if (isCluster(this.redis)) {
+      await this.publish(message);
+      return this.otherLiveInstances();
+    }
     // PUBLISH answers how many subscribers got it, this instance's own included.
     const receivers = await this.publish(message);
     return Math.max(0, receivers - 1);
@@ -94,6 +118,20 @@ class RedisTransport implements Transport {
 
   async stop(): Promise<void> {
     await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
+  }
+
+  private otherLiveInstances(): Promise<number> {
+    const self = this.presence?.instanceId ?? '';
+    return this.breaker.run(
+      async () =>
+        Number(
+          await withDeadline(
+            this.redis.eval(OTHER_LIVE_INSTANCES_SCRIPT, 1, this.instancesKey, self),
+            SEND_DEADLINE_MS,
+          ),
+        ),
+      () => Promise.reject(new RedisUnavailableError()),
+    );
   }
 
   private publish(message: string): Promise<number> {
@@ -197,15 +235,21 @@ export class RevocationBus implements OnModuleInit, OnApplicationShutdown {
   private readonly seen = new Set<string>();
 
   constructor(
-    @Inject(REDIS_CLIENT) redis: Redis | null,
+    @Inject(REDIS_CLIENT) redis: RedisConnection | null,
     @Inject(REDIS_BREAKER) breaker: CircuitBreaker | null,
+    @Inject(FLEET_PRESENCE) presence: FleetPresence | null,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
     config: AppConfig,
     dataSource: DataSource,
   ) {
-    if (redis && breaker)
-      this.transports.push(new RedisTransport(redis, breaker, `${config.redisKeyPrefix}revocations`));
-    if (config.databaseUrl) this.transports.push(new PostgresTransport(config.databaseUrl, dataSource, logger));
+    if (redis && breaker) {
+      const prefix = config.redisKeyPrefix;
+      this.transports.push(new RedisTransport(redis, breaker, `${prefix}revocations`, `${prefix}instances`, presence));
+    }
+    // LISTEN needs a session of its own: through a pooler in transaction mode it would listen on whichever
+    // server connection the pooler lent, and hear nothing once that one is lent to another client.
+    const listenUrl = config.databaseDirectUrl ?? config.databaseUrl;
+    if (listenUrl) this.transports.push(new PostgresTransport(listenUrl, dataSource, logger));
   }
 
   async onModuleInit(): Promise<void> {

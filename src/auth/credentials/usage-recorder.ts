@@ -32,6 +32,13 @@ export class UsageRecorder {
       : ['api_key', principal.credentialId];
     this.dataSource
       .query(`UPDATE ${table} SET last_used_at = $1 WHERE id = $2`, [new Date(nowMs), key])
-      .catch((error: unknown) => this.logger.warn({ err: error, table }, 'could not record last use'));
+      // A best-effort note for people reading the session list: while the database is away it fails for every
+      // credential in use, and the outage is logged once elsewhere. One line without a stack, at debug.
+      .catch((error: unknown) =>
+        this.logger.debug(
+          { table, reason: error instanceof Error ? error.message.split('\n')[0] : String(error) },
+          'could not record last use',
+        ),
+      );
   }
 }

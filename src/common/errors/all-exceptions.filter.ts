@@ -4,6 +4,7 @@ import { isDatabaseUnavailable } from '../../database/database-errors';
 import { APP_LOGGER } from '../logging/logging.module';
 import { type AppLogger, loggableUrl } from '../logging/logger';
 import { ApiError, type ErrorBody } from './api-error';
+import { DatabaseOutageLog } from './database-outage-log';
 import { ErrorCode } from './error-codes';
 
 interface Answer {
@@ -70,7 +71,10 @@ function errorBody(code: ErrorCode, message: string): ErrorBody {
  */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
-  constructor(@Inject(APP_LOGGER) private readonly logger: AppLogger) {}
+  constructor(
+    @Inject(APP_LOGGER) private readonly logger: AppLogger,
+    private readonly outage: DatabaseOutageLog,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -101,10 +105,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
     }
 
     if (isDatabaseUnavailable(exception)) {
-      this.logger.warn(
-        { reqId: request.id, err: exception, method: request.method, url: loggableUrl(request.url) },
-        'database unavailable',
-      );
+      // Logged once per outage (when it starts and when it ends), not once per refused request.
+      this.outage.requestRefused(exception);
       return {
         status: HttpStatus.SERVICE_UNAVAILABLE,
         body: errorBody(ErrorCode.ServiceUnavailable, 'The database cannot be reached; try again shortly.'),
