@@ -228,6 +228,11 @@ describe('operator CLI (compiled, as a child process)', () => {
     it('a password that is too short', () =>
       refuses(['employee:create', '--email', 'carol@x.io', '--password', SHORT_PASSWORD], /password/));
 
+    it('a common password, or the account’s own e-mail, as a password (the shared password rule)', async () => {
+      await refuses(['employee:create', '--email', 'carol@x.io', '--password', 'Password1'], /too common/);
+      await refuses(['employee:create', '--email', 'carol@x.io', '--password', 'Carol@X.io'], /e-mail/);
+    });
+
     it('an invalid e-mail', () =>
       refuses(['employee:create', '--email', 'carol-at-x.io', '--password', PASSWORD], /e-?mail/));
 

@@ -3,12 +3,7 @@ import { DataSource } from 'typeorm';
 import { RevocationBus } from '../auth/credentials/revocation-bus';
 import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
-import {
-  EmployeeService,
-  PASSWORD_MAX_LENGTH,
-  PASSWORD_MIN_LENGTH,
-  normalizeEmail,
-} from '../employee/employee.service';
+import { EmployeeService, assertAcceptablePassword, normalizeEmail } from '../employee/employee.service';
 import { PasswordHasher } from '../employee/password-hasher';
 import { MembershipService } from '../membership/membership.service';
 import type { Grant } from '../permissions/permission';
@@ -88,12 +83,9 @@ export class OperatorActionsService {
 
   /** Replaces the password and ends every session of the employee (API keys are not sessions and stay). */
   async setPassword(email: string, password: string): Promise<{ id: number; email: string }> {
-    if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
-      const message = `must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters long`;
-      throw ApiError.validation(`password ${message}`, [{ field: 'password', message }]);
-    }
     const employee = await this.employees.findByEmail(email);
     if (!employee) throw ApiError.notFound(`no employee has the e-mail ${normalizeEmail(email)}`);
+    assertAcceptablePassword(password, employee.email);
     const passwordHash = await this.hasher.hash(password);
     const now = this.clock.now();
     const ended = await this.dataSource.transaction(async (manager) => {
