@@ -1,11 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorator';
 import { CredentialService } from '../auth/credentials/credential.service';
 import type { Principal } from '../auth/credentials/principal';
 import { ApiError } from '../common/errors/api-error';
 import { ApiKeysService } from './api-keys.service';
-import { ApiKeyListDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
+import { ApiKeyListQueryDto, ApiKeyPageDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
 
 @ApiTags('apikeys')
 @Controller({ path: 'apikeys', version: '1' })
@@ -23,9 +23,9 @@ export class ApiKeysController {
   @Get()
   @Auth({ permission: 'apikeys:manage' })
   @ApiOperation({ summary: "The current company's API keys (never their secrets)" })
-  @ApiOkResponse({ type: ApiKeyListDto })
-  async list(@CurrentPrincipal() principal: Principal): Promise<ApiKeyListDto> {
-    return { data: await this.apiKeys.list(principal.companyId) };
+  @ApiOkResponse({ type: ApiKeyPageDto })
+  list(@CurrentPrincipal() principal: Principal, @Query() query: ApiKeyListQueryDto): Promise<ApiKeyPageDto> {
+    return this.apiKeys.list(principal.companyId, query);
   }
 
   @Delete(':id')

@@ -1,10 +1,10 @@
-import { Body, Controller, Get, Post, Put } from '@nestjs/common';
+import { Body, Controller, Get, Post, Put, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorator';
 import type { Principal } from '../auth/credentials/principal';
 import { ApiRecordId, RecordId } from '../common/http/record-id';
 import { ReplacePermissionsDto } from './dto/user-permissions.dto';
-import { CompanyEmployeeDto, CreateEmployeeDto, EmployeeListDto, MeDto } from './dto/users.dto';
+import { CompanyEmployeeDto, CreateEmployeeDto, EmployeeListQueryDto, EmployeePageDto, MeDto } from './dto/users.dto';
 import { UserPermissionsService } from './user-permissions.service';
 import { UsersService } from './users.service';
 
@@ -26,10 +26,10 @@ export class UsersController {
 
   @Get()
   @Auth({ permission: 'users:read' })
-  @ApiOperation({ summary: 'The employees of the current company' })
-  @ApiOkResponse({ type: EmployeeListDto })
-  async list(@CurrentPrincipal() principal: Principal): Promise<EmployeeListDto> {
-    return { data: await this.users.list(principal.companyId) };
+  @ApiOperation({ summary: 'The employees of the current company, a page at a time' })
+  @ApiOkResponse({ type: EmployeePageDto })
+  list(@CurrentPrincipal() principal: Principal, @Query() query: EmployeeListQueryDto): Promise<EmployeePageDto> {
+    return this.users.list(principal.companyId, query);
   }
 
   @Post()

@@ -4,6 +4,7 @@ import { CreateProducts1763700200000 } from './1763700200000-CreateProducts';
 import { CreateOrders1763700300000 } from './1763700300000-CreateOrders';
 import { CreateFiles1763700400000 } from './1763700400000-CreateFiles';
 import { CreateMarketingConversations1763700500000 } from './1763700500000-CreateMarketingConversations';
+import { CreateStaffAccountTables1763700700000 } from './1763700700000-CreateStaffAccountTables';
 
 /**
  * Listed explicitly (not globbed) so the compiled app, ts-jest and the TypeORM CLI all see the same set; one per
@@ -16,4 +17,5 @@ export const MIGRATIONS = [
   CreateOrders1763700300000,
   CreateFiles1763700400000,
   CreateMarketingConversations1763700500000,
+  CreateStaffAccountTables1763700700000,
 ];
