@@ -5,6 +5,7 @@ import { CompanyService } from '../company/company.service';
 import { EmployeeService } from '../employee/employee.service';
 import { parseGrants } from '../permissions/permission';
 import { OperatorActionsService } from './operator-actions.service';
+import { listCompanies, listEmployees, listSessions } from './operator-lists';
 
 /** Bad input the operator can fix; printed as one line, exit code 2. */
 export class UsageError extends Error {
@@ -117,5 +118,24 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
       if (!(await app.get(SessionService).revokeById(id))) throw new UsageError(`no session has the id ${id}`);
       return { id, revoked: true };
     },
+  },
+  'company:list': {
+    summary: 'list the companies (a JSON array)',
+    flags: { required: [] },
+    run: (app) => listCompanies(app),
+  },
+  'employee:list': {
+    summary: "list the employees, or with --company a company's members and their permissions (a JSON array)",
+    flags: { required: [], optional: ['company'] },
+    check(flags) {
+      if (flags.company !== undefined) positiveInteger('company', flags.company);
+    },
+    run: (app, flags) =>
+      listEmployees(app, flags.company === undefined ? undefined : positiveInteger('company', flags.company)),
+  },
+  'session:list': {
+    summary: "list an employee's live login sessions (a JSON array)",
+    flags: { required: ['email'] },
+    run: (app, flags) => listSessions(app, flags.email),
   },
 };

@@ -1,11 +1,12 @@
-import { Body, Controller, Get, Post, Put, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Post, Put, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorator';
 import type { Principal } from '../auth/credentials/principal';
 import { ApiRecordId, RecordId } from '../common/http/record-id';
 import { ReplacePermissionsDto } from './dto/user-permissions.dto';
 import { CompanyEmployeeDto, CreateEmployeeDto, EmployeeListQueryDto, EmployeePageDto, MeDto } from './dto/users.dto';
 import { UserPermissionsService } from './user-permissions.service';
+import { UserRemovalService } from './user-removal.service';
 import { UsersService } from './users.service';
 
 @ApiTags('users')
@@ -14,6 +15,7 @@ export class UsersController {
   constructor(
     private readonly users: UsersService,
     private readonly userPermissions: UserPermissionsService,
+    private readonly removal: UserRemovalService,
   ) {}
 
   @Get('me')
@@ -57,5 +59,23 @@ export class UsersController {
     @Body() body: ReplacePermissionsDto,
   ): Promise<CompanyEmployeeDto> {
     return this.userPermissions.replace(principal, id, body);
+  }
+
+  @Delete(':id')
+  @Auth({ permission: 'users:write', jwtOnly: true })
+  @HttpCode(HttpStatus.NO_CONTENT)
+  @ApiOperation({
+    summary: 'Remove an employee from the current company (the account and its other companies stay)',
+    description:
+      "The employee's tokens for this company and API keys in it are blacklisted on every instance before the " +
+      'answer. Never yourself, never someone holding a permission you lack, never the last `*` holder: 403.',
+  })
+  @ApiRecordId('employee')
+  @ApiNoContentResponse({ description: 'Removed' })
+  async remove(
+    @CurrentPrincipal() principal: Principal,
+    @RecordId('No such employee in this company.') id: number,
+  ): Promise<void> {
+    await this.removal.remove(principal, id);
   }
 }

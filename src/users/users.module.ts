@@ -4,10 +4,11 @@ import { EmployeeModule } from '../employee/employee.module';
 import { UserPermissionsService } from './user-permissions.service';
 import { UsersController } from './users.controller';
 import { UsersService } from './users.service';
+import { UserRemovalService } from './user-removal.service';
 
 @Module({
   imports: [EmployeeModule, AuthModule],
   controllers: [UsersController],
-  providers: [UsersService, UserPermissionsService],
+  providers: [UsersService, UserPermissionsService, UserRemovalService],
 })
 export class UsersModule {}
