@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ApiKeysModule } from './api-keys/api-keys.module';
+import { AuditModule } from './audit/audit.module';
 import { AuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
@@ -48,6 +49,7 @@ export class AppModule {
         ProductsModule,
         OrdersModule,
         MarketingConversationsModule,
+        AuditModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },

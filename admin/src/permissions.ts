@@ -10,6 +10,7 @@ export const PERMISSIONS: Array<{ name: string; label: string }> = [
   { name: 'marketingconversations:read', label: 'See marketing conversations' },
   { name: 'marketingconversations:write', label: 'Write marketing conversations' },
   { name: 'apikeys:manage', label: 'Manage API keys' },
+  { name: 'auditevents:read', label: 'See the activity log' },
 ];
 
 export const ALL = '*';

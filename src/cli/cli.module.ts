@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { AppLogger } from '../common/logging/logger';
 import type { AppConfig } from '../config/app-config';
+import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
 import { CompanyModule } from '../company/company.module';
 import { CoreModule } from '../core.module';
@@ -23,6 +24,7 @@ export class CliModule {
         RateLimitStorageModule,
         AuthModule,
         SessionsModule,
+        AuditModule,
       ],
       providers: [OperatorActionsService],
     };

@@ -1,4 +1,5 @@
 import { ApiKey } from '../api-keys/api-key.entity';
+import { AuditEvent } from '../audit/audit-event.entity';
 import { LoginSession } from '../sessions/login-session.entity';
 import { IssuedToken } from '../auth/tokens/issued-token.entity';
 import { Company } from '../company/company.entity';
@@ -28,4 +29,5 @@ export const ENTITIES = [
   MarketingConversation,
   MarketingMessage,
   StoredFile,
+  AuditEvent,
 ];

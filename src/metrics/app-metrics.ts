@@ -76,6 +76,15 @@ export class AppMetrics {
     registers: [this.registry],
   });
 
+  private readonly authEvents = new Counter({
+    name: 'auth_events_total',
+    help:
+      'Security events by type (contract.md, "Security events"): counted once committed; a login attempt for an ' +
+      'e-mail with no account is counted here only.',
+    labelNames: ['type'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
     this.registry.registerMetric(durationHistogram(this.http) as unknown as Metric);
@@ -113,6 +122,10 @@ export class AppMetrics {
 
   login(outcome: LoginOutcome): void {
     this.logins.inc({ outcome });
+  }
+
+  authEvent(type: string): void {
+    this.authEvents.inc({ type });
   }
 
   revocation(reason: string): void {

@@ -10,6 +10,7 @@ export const PERMISSIONS = [
   'marketingconversations:read',
   'marketingconversations:write',
   'apikeys:manage',
+  'auditevents:read',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

@@ -5,8 +5,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * random value (like refresh tokens); the TOTP secret is stored encrypted; `totp_last_step` is the time step of
  * the last accepted one-time code, so a code works once even across instances (a conditional UPDATE on it).
  */
-export class CreateStaffAccountTables1763700700000 implements MigrationInterface {
-  name = 'CreateStaffAccountTables1763700700000';
+export class CreateStaffAccountTables1795552800000 implements MigrationInterface {
+  name = 'CreateStaffAccountTables1795552800000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`

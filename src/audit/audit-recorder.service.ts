@@ -1,0 +1,180 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { DataSource, type EntityManager, type EntitySubscriberInterface, type QueryRunner } from 'typeorm';
+import { Clock } from '../common/clock/clock';
+import { APP_LOGGER } from '../common/logging/logging.module';
+import type { AppLogger } from '../common/logging/logger';
+import { appMetrics } from '../metrics/app-metrics';
+import type { AuditEventInput, AuditEventType } from './audit-event';
+import { AuditEvent } from './audit-event.entity';
+import { type AuditEventJson, toAuditEventJson } from './audit-event-json';
+
+export const USER_AGENT_MAX_LENGTH = 256;
+
+const COLUMNS = [
+  'company_id',
+  'occurred_at',
+  'type',
+  'actor_kind',
+  'actor_id',
+  'actor_email',
+  'subject_kind',
+  'subject_id',
+  'subject_email',
+  'session_id',
+  'ip',
+  'user_agent',
+  'details',
+];
+
+/** Events written inside a transaction that is still open, with the transaction depth they were written at. */
+interface Pending {
+  depth: number;
+  events: AuditEventJson[];
+}
+
+interface RunnerAuditState {
+  depth: number;
+  pending: Pending[];
+}
+
+const STATE = Symbol('audit');
+
+/**
+ * Writes security events (contract.md, "Security events") inside the caller's transaction, and announces them
+ * (one `"msg": "audit"` log line and one `auth_events_total{type}` count each) only once that transaction has
+ * committed.
+ *
+ * Usage: `await audit.record(manager, event)` with the `manager` of `dataSource.transaction(...)`, after the
+ * change itself, in the same callback. Several events of one change go in one call (one INSERT).
+ *
+ * How "after commit" works: the recorder registers a TypeORM subscriber whose transaction hooks follow each
+ * query runner's depth (savepoints included). Events recorded in an open transaction wait on that runner; they
+ * are announced when the outermost transaction commits, and dropped when the transaction (or the savepoint they
+ * were written in) rolls back. Recorded through a manager outside any transaction, the INSERT commits at once,
+ * and so they are announced at once.
+ */
+@Injectable()
+export class AuditRecorder implements OnModuleInit {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly clock: Clock,
+    @Inject(APP_LOGGER) private readonly logger: AppLogger,
+  ) {}
+
+  onModuleInit(): void {
+    const subscriber: EntitySubscriberInterface = {
+      afterTransactionStart: ({ queryRunner }) => {
+        stateOf(queryRunner).depth++;
+      },
+      afterTransactionCommit: ({ queryRunner }) => {
+        const state = stateOf(queryRunner);
+        state.depth = Math.max(0, state.depth - 1);
+        if (state.depth === 0) {
+          const committed = state.pending;
+          state.pending = [];
+          for (const { events } of committed) this.announce(events);
+        } else {
+          // A released savepoint: its events now belong to the enclosing transaction.
+          for (const entry of state.pending) entry.depth = Math.min(entry.depth, state.depth);
+        }
+      },
+      afterTransactionRollback: ({ queryRunner }) => {
+        const state = stateOf(queryRunner);
+        state.depth = Math.max(0, state.depth - 1);
+        state.pending = state.pending.filter((entry) => entry.depth <= state.depth && state.depth > 0);
+      },
+    };
+    (this.dataSource.subscribers as EntitySubscriberInterface[]).push(subscriber);
+  }
+
+  /** Stores the events with one INSERT through `manager`; see the class comment for when they are announced. */
+  async record(manager: EntityManager, event: AuditEventInput | AuditEventInput[]): Promise<void> {
+    const events = Array.isArray(event) ? event : [event];
+    if (events.length === 0) return;
+    const occurredAt = this.clock.now();
+    const values: unknown[] = [];
+    const tuples = events.map((input) => {
+      const row = toRow(input, occurredAt);
+      const start = values.length;
+      values.push(...row);
+      return `(${row.map((_, i) => `$${start + i + 1}`).join(', ')})`;
+    });
+    const inserted: Array<{ id: string }> = await manager.query(
+      `INSERT INTO audit_events (${COLUMNS.join(', ')}) VALUES ${tuples.join(', ')} RETURNING id`,
+      values,
+    );
+    const stored = events.map((input, i) => toAuditEventJson(toEntity(input, occurredAt, inserted[i].id)));
+
+    const runner = manager.queryRunner;
+    if (runner && runner.isTransactionActive && !runner.isReleased) {
+      const state = stateOf(runner);
+      state.pending.push({ depth: state.depth, events: stored });
+    } else {
+      this.announce(stored);
+    }
+  }
+
+  /** A login attempt for an e-mail with no account: counted, never stored (it belongs to no company). */
+  countOnly(type: AuditEventType): void {
+    appMetrics.authEvent(type);
+  }
+
+  private announce(events: AuditEventJson[]): void {
+    for (const event of events) {
+      appMetrics.authEvent(event.type);
+      this.logger.info({ event }, 'audit');
+    }
+  }
+}
+
+function stateOf(runner: QueryRunner): RunnerAuditState {
+  const data = runner.data as { [STATE]?: RunnerAuditState };
+  return (data[STATE] ??= { depth: 0, pending: [] });
+}
+
+/** At most 256 characters, never ending in half of a surrogate pair. */
+export function cutUserAgent(userAgent: string | null | undefined): string | null {
+  if (userAgent === null || userAgent === undefined) return null;
+  if (userAgent.length <= USER_AGENT_MAX_LENGTH) return userAgent;
+  const cut = userAgent.slice(0, USER_AGENT_MAX_LENGTH);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
+function toRow(input: AuditEventInput, occurredAt: Date): unknown[] {
+  const subject = input.subject ?? null;
+  return [
+    input.companyId,
+    occurredAt,
+    input.type,
+    input.actor.kind,
+    input.actor.id === null ? null : String(input.actor.id),
+    input.actor.email,
+    subject?.kind ?? null,
+    subject === null ? null : String(subject.id),
+    subject?.email ?? null,
+    input.sessionId ?? null,
+    input.ip ?? null,
+    cutUserAgent(input.userAgent),
+    JSON.stringify(input.details ?? {}),
+  ];
+}
+
+function toEntity(input: AuditEventInput, occurredAt: Date, id: string): AuditEvent {
+  const subject = input.subject ?? null;
+  return {
+    id: String(id),
+    companyId: input.companyId,
+    occurredAt,
+    type: input.type,
+    actorKind: input.actor.kind,
+    actorId: input.actor.id === null ? null : String(input.actor.id),
+    actorEmail: input.actor.email,
+    subjectKind: subject?.kind ?? null,
+    subjectId: subject === null ? null : String(subject.id),
+    subjectEmail: subject?.email ?? null,
+    sessionId: input.sessionId ?? null,
+    ip: input.ip ?? null,
+    userAgent: cutUserAgent(input.userAgent),
+    details: input.details ?? {},
+  };
+}
