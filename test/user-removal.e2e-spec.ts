@@ -1,4 +1,5 @@
 import { type Account, authed, createAccount, createCompanies, login } from './support/fixtures';
+import { auditRows } from './support/audit-rows';
 import { expectError } from './support/expectations';
 import { startTestApp, type TestApp } from './support/test-app';
 
@@ -41,6 +42,16 @@ describe('removing an employee from a company', () => {
     await authed(t, key).get('/v1/users').expect(200);
 
     await remove(ownerJwt, target.id).expect(204);
+    expect(await auditRows(t, alpha.id, 'membership.removed')).toContainEqual(
+      expect.objectContaining({
+        actor_kind: 'employee',
+        actor_id: String(owner.id),
+        subject_id: String(target.id),
+        subject_email: target.email,
+        details: { permissions: ['apikeys:manage', 'users:read'] },
+      }),
+    );
+    expect(await auditRows(t, beta.id, 'membership.removed')).toEqual([]);
 
     expectError(await authed(t, alphaJwt).get('/v1/users/me'), 400, 'error_jwt_blacklisted');
     expectError(await authed(t, key).get('/v1/users/me'), 400, 'error_jwt_blacklisted');
@@ -56,8 +67,10 @@ describe('removing an employee from a company', () => {
     expectError(again, 403, 'error_company_not_member');
   });
 
-  it('refuses removing oneself (403), changing nothing', async () => {
+  it('refuses removing oneself (403), changing nothing and recording nothing', async () => {
+    const before = (await auditRows(t, alpha.id)).length;
     expectError(await remove(ownerJwt, owner.id), 403, 'error_permission_denied');
+    expect((await auditRows(t, alpha.id)).length).toBe(before);
     expect(await memberIds(ownerJwt)).toContain(owner.id);
   });
 

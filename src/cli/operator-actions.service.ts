@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { AuditActor } from '../audit/audit-event';
+import { AuditRecorder } from '../audit/audit-recorder.service';
 import { RevocationBus } from '../auth/credentials/revocation-bus';
 import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
@@ -9,6 +11,9 @@ import { removeMembership } from '../membership/membership-removal';
 import { MembershipService } from '../membership/membership.service';
 import type { Grant } from '../permissions/permission';
 import { endSessionsOf } from '../sessions/end-sessions';
+
+/** The operator at the CLI: no account, so no id or e-mail. */
+const OPERATOR: AuditActor = { kind: 'operator', id: null, email: null };
 
 export interface MembershipView {
   employee_id: number;
@@ -31,6 +36,7 @@ export class OperatorActionsService {
     private readonly hasher: PasswordHasher,
     private readonly bus: RevocationBus,
     private readonly clock: Clock,
+    private readonly audit: AuditRecorder,
   ) {}
 
   /** Adds or replaces a membership; narrowed permissions apply to every live token and API key at once. */
@@ -57,6 +63,13 @@ export class OperatorActionsService {
     await this.dataSource.transaction(async (manager) => {
       const removed = await removeMembership(manager, employee.id, companyId, now);
       if (!removed) throw ApiError.notFound(`${employee.email} is not a member of company ${companyId}`);
+      await this.audit.record(manager, {
+        type: 'membership.removed',
+        companyId,
+        actor: OPERATOR,
+        subject: { kind: 'employee', id: employee.id, email: employee.email },
+        details: { permissions: removed.permissions },
+      });
     });
     // One notice covers every cached credential of the employee in that company, JWTs and API keys alike.
     await this.bus.publish({ type: 'membership', employeeId: employee.id, companyId });

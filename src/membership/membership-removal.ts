@@ -11,7 +11,7 @@ export const LAST_OWNER_REFUSAL = 'The company must keep at least one employee h
  * the CLI (membership:remove) alike: the membership goes, tokens issued for that company are blacklisted,
  * sessions working in it end, and the employee's API keys there are revoked. Sessions working in another company
  * go on. `check` sees the membership's permissions first and may refuse. Never removes a company's last `*`
- * holder. Answers the removed membership's permissions, or null when there was none. The caller announces the
+ * holder. Answers the removed membership's permissions and the employee's e-mail, or null when there was none. The caller announces the
  * change on the revocation bus after the commit.
  */
 export async function removeMembership(
@@ -20,12 +20,13 @@ export async function removeMembership(
   companyId: number,
   now: Date,
   check: (permissions: Grant[]) => void = () => undefined,
-): Promise<Grant[] | null> {
+): Promise<{ permissions: Grant[]; email: string } | null> {
   // One change at a time per company, as for permission changes: two owners removing each other at once must
   // not both see the other as the remaining `*` holder.
   await manager.query('SELECT id FROM company WHERE id = $1 FOR NO KEY UPDATE', [companyId]);
-  const [membership] = await manager.query<Array<{ permissions: Grant[] }>>(
-    'SELECT permissions FROM membership WHERE employee_id = $1 AND company_id = $2',
+  const [membership] = await manager.query<Array<{ permissions: Grant[]; email: string }>>(
+    `SELECT membership.permissions, employee.email FROM membership JOIN employee ON employee.id = membership.employee_id
+      WHERE membership.employee_id = $1 AND membership.company_id = $2`,
     [employeeId, companyId],
   );
   if (!membership) return null;
@@ -53,5 +54,5 @@ export async function removeMembership(
     'UPDATE api_key SET revoked_at = $3 WHERE employee_id = $1 AND company_id = $2 AND revoked_at IS NULL',
     [employeeId, companyId, now],
   );
-  return membership.permissions;
+  return membership;
 }

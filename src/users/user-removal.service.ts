@@ -1,6 +1,9 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { AuditRecorder } from '../audit/audit-recorder.service';
+import { eventContext } from '../auth/credentials/audit-actor';
 import type { Principal } from '../auth/credentials/principal';
+import type { ClientInfo } from '../common/http/client-info';
 import { RevocationBus } from '../auth/credentials/revocation-bus';
 import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
@@ -17,21 +20,31 @@ export class UserRemovalService {
     private readonly dataSource: DataSource,
     private readonly bus: RevocationBus,
     private readonly clock: Clock,
+    private readonly audit: AuditRecorder,
   ) {}
 
-  async remove(principal: Principal, employeeId: number): Promise<void> {
+  async remove(principal: Principal, employeeId: number, client: ClientInfo): Promise<void> {
     const companyId = principal.companyId;
     const now = this.clock.now();
-    const removed = await this.dataSource.transaction(async (manager) =>
-      removeMembership(manager, employeeId, companyId, now, (permissions) => {
+    const removed = await this.dataSource.transaction(async (manager) => {
+      const membership = await removeMembership(manager, employeeId, companyId, now, (permissions) => {
         if (employeeId === principal.employeeId) {
           throw denied('You cannot remove yourself from the company.');
         }
         if (!coversAll(principal.permissions, permissions)) {
           throw denied('This employee holds permissions you do not; only someone holding them all can remove them.');
         }
-      }),
-    );
+      });
+      if (membership) {
+        await this.audit.record(manager, {
+          type: 'membership.removed',
+          ...eventContext(principal, client),
+          subject: { kind: 'employee', id: employeeId, email: membership.email },
+          details: { permissions: membership.permissions },
+        });
+      }
+      return membership;
+    });
     if (!removed) throw ApiError.notFound('No such employee in this company.');
     // After the commit; it returns once every instance confirmed, so the next request anywhere is refused.
     await this.bus.publish({ type: 'membership', employeeId, companyId });

@@ -1,4 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Post, Put, Query, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { clientOf } from '../common/http/client-info';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorator';
 import type { Principal } from '../auth/credentials/principal';
@@ -75,7 +77,8 @@ export class UsersController {
   async remove(
     @CurrentPrincipal() principal: Principal,
     @RecordId('No such employee in this company.') id: number,
+    @Req() request: FastifyRequest,
   ): Promise<void> {
-    await this.removal.remove(principal, id);
+    await this.removal.remove(principal, id, clientOf(request));
   }
 }
