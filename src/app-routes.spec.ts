@@ -13,6 +13,7 @@ GET /health                                    public                           
 GET /health/live                               public                                   not rate limited
 GET /metrics                                   public                                   not rate limited
 GET /v1/apikeys                                permission apikeys:manage                apikeys: 30 per 3 s
+GET /v1/auditevents                            permission auditevents:read              auditevents: 30 per 3 s
 GET /v1/files/:id                              permission files:write                   files: 30 per 3 s
 GET /v1/marketingconversations                 permission marketingconversations:read   marketingconversations: 30 per 3 s
 GET /v1/marketingconversations/:id             permission marketingconversations:read   marketingconversations: 30 per 3 s

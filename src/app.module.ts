@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AuditModule } from './audit/audit.module';
+import { AuditEventsModule } from './audit-events/audit-events.module';
 import { AuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
@@ -50,6 +51,7 @@ export class AppModule {
         OrdersModule,
         MarketingConversationsModule,
         AuditModule,
+        AuditEventsModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },

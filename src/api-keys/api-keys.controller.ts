@@ -4,6 +4,7 @@ import { Auth, CurrentPrincipal } from '../auth/auth.decorator';
 import { CredentialService } from '../auth/credentials/credential.service';
 import type { Principal } from '../auth/credentials/principal';
 import { ApiError } from '../common/errors/api-error';
+import { Client, type ClientInfo } from '../common/http/client-info';
 import { ApiKeysService } from './api-keys.service';
 import { ApiKeyListQueryDto, ApiKeyPageDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
 
@@ -16,8 +17,12 @@ export class ApiKeysController {
   @Auth({ permission: 'apikeys:manage', jwtOnly: true })
   @ApiOperation({ summary: 'Issue an API key (key:secret) with a subset of your permissions' })
   @ApiCreatedResponse({ type: CreatedApiKeyDto })
-  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
-    return this.apiKeys.create(principal, body);
+  create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: CreateApiKeyDto,
+    @Client() client: ClientInfo,
+  ): Promise<CreatedApiKeyDto> {
+    return this.apiKeys.create(principal, body, client);
   }
 
   @Get()
@@ -33,8 +38,12 @@ export class ApiKeysController {
   @HttpCode(HttpStatus.NO_CONTENT)
   @ApiOperation({ summary: 'Revoke an API key; it answers error_jwt_blacklisted from then on' })
   @ApiNoContentResponse()
-  async revoke(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
+  async revoke(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Client() client: ClientInfo,
+  ): Promise<void> {
     if (!CredentialService.isUuid(id)) throw ApiError.notFound('No such API key.');
-    await this.apiKeys.revoke(principal, id);
+    await this.apiKeys.revoke(principal, id, client);
   }
 }

@@ -1,12 +1,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { requestContext } from '../audit/audit-actor';
+import { AuditRecorder } from '../audit/audit-recorder.service';
 import { sha256Hex } from '../auth/credentials/sha256';
 import type { Principal } from '../auth/credentials/principal';
 import { RevocationBus } from '../auth/credentials/revocation-bus';
 import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-codes';
+import type { ClientInfo } from '../common/http/client-info';
 import { escapeLike, type Page, toPage } from '../common/http/pagination';
 import { Employee } from '../employee/employee.entity';
 import { grantableBy } from '../permissions/grantable';
@@ -21,10 +24,11 @@ export class ApiKeysService {
     private readonly dataSource: DataSource,
     private readonly bus: RevocationBus,
     private readonly clock: Clock,
+    private readonly audit: AuditRecorder,
   ) {}
 
   /** The secret is returned here once and stored only as its SHA-256. */
-  async create(principal: Principal, input: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
+  async create(principal: Principal, input: CreateApiKeyDto, client: ClientInfo): Promise<CreatedApiKeyDto> {
     const permissions = grantableBy(
       principal,
       input.permissions,
@@ -44,7 +48,17 @@ export class ApiKeysService {
       lastUsedAt: null,
       revokedAt: null,
     });
-    await this.dataSource.getRepository(ApiKey).insert(key);
+    await this.dataSource.transaction(async (manager) => {
+      await manager.insert(ApiKey, key);
+      await this.audit.record(manager, {
+        type: 'apikey.created',
+        companyId: principal.companyId,
+        ...requestContext(principal, client),
+        subject: { kind: 'api_key', id: key.id, email: principal.employee.email },
+        // The prefix (the part before `:`) is public; the secret and its digest never leave this method.
+        details: { name: key.name, prefix: keyId, permissions },
+      });
+    });
     return { id: key.id, name: key.name, permissions, api_key: `${keyId}:${secret}` };
   }
 
@@ -78,30 +92,43 @@ export class ApiKeysService {
   }
 
   /** Revokes a key of the caller's company; keys of other companies, and revoked ones, are "not found". */
-  async revoke(principal: Principal, id: string): Promise<void> {
-    // The owner's permissions now, not the key's: revoking must not be a way to act against someone who holds more.
-    const [owner] = await this.dataSource.query<Array<{ permissions: Grant[] | null }>>(
-      `SELECT membership.permissions FROM api_key
-         LEFT JOIN membership ON membership.employee_id = api_key.employee_id
-                             AND membership.company_id = api_key.company_id
-        WHERE api_key.id = $1 AND api_key.company_id = $2 AND api_key.revoked_at IS NULL`,
-      [id, principal.companyId],
-    );
-    if (!owner) throw ApiError.notFound('No such API key.');
-    if (!coversAll(principal.permissions, owner.permissions ?? [])) {
-      throw new ApiError(
-        ErrorCode.PermissionDenied,
-        HttpStatus.FORBIDDEN,
-        'The owner of this API key holds permissions you do not; only someone holding them all can revoke it.',
+  async revoke(principal: Principal, id: string, client: ClientInfo): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      // The owner's permissions now, not the key's: revoking must not be a way to act against someone who
+      // holds more. The row lock keeps a concurrent permission change from slipping between check and update.
+      const [owner] = await manager.query<Array<{ permissions: Grant[] | null }>>(
+        `SELECT membership.permissions FROM api_key
+           LEFT JOIN membership ON membership.employee_id = api_key.employee_id
+                               AND membership.company_id = api_key.company_id
+          WHERE api_key.id = $1 AND api_key.company_id = $2 AND api_key.revoked_at IS NULL
+          FOR UPDATE OF api_key`,
+        [id, principal.companyId],
       );
-    }
-    const result = await this.dataSource
-      .createQueryBuilder()
-      .update(ApiKey)
-      .set({ revokedAt: this.clock.now() })
-      .where('id = :id AND company_id = :companyId AND revoked_at IS NULL', { id, companyId: principal.companyId })
-      .execute();
-    if (result.affected !== 1) throw ApiError.notFound('No such API key.');
+      if (!owner) throw ApiError.notFound('No such API key.');
+      if (!coversAll(principal.permissions, owner.permissions ?? [])) {
+        throw new ApiError(
+          ErrorCode.PermissionDenied,
+          HttpStatus.FORBIDDEN,
+          'The owner of this API key holds permissions you do not; only someone holding them all can revoke it.',
+        );
+      }
+      const revoked: Array<{ name: string; key_id: string; email: string }> = await manager.query(
+        `WITH revoked AS (
+           UPDATE api_key SET revoked_at = $3 WHERE id = $1 AND company_id = $2 AND revoked_at IS NULL
+           RETURNING name, key_id, employee_id)
+         SELECT revoked.name, revoked.key_id, employee.email
+           FROM revoked JOIN employee ON employee.id = revoked.employee_id`,
+        [id, principal.companyId, this.clock.now()],
+      );
+      if (revoked.length !== 1) throw ApiError.notFound('No such API key.');
+      await this.audit.record(manager, {
+        type: 'apikey.revoked',
+        companyId: principal.companyId,
+        ...requestContext(principal, client),
+        subject: { kind: 'api_key', id, email: revoked[0].email },
+        details: { name: revoked[0].name, prefix: revoked[0].key_id },
+      });
+    });
     await this.bus.publish({ type: 'api_key', keyId: id });
   }
 }

@@ -104,7 +104,10 @@ export class AuditRecorder implements OnModuleInit {
       values,
     );
     const stored = events.map((input, i) => toAuditEventJson(toEntity(input, occurredAt, inserted[i].id)));
+    this.afterCommit(manager, stored);
+  }
 
+  private afterCommit(manager: EntityManager, stored: AuditEventJson[]): void {
     const runner = manager.queryRunner;
     if (runner && runner.isTransactionActive && !runner.isReleased) {
       const state = stateOf(runner);
@@ -112,6 +115,55 @@ export class AuditRecorder implements OnModuleInit {
     } else {
       this.announce(stored);
     }
+  }
+
+  /**
+   * One event in every company an account belongs to (a login attempt, a password change), the account being
+   * the subject; still one INSERT (`INSERT … SELECT` over its memberships), so finding the account costs no
+   * query of its own. Returns how many were stored: 0 when no account has that e-mail (or it belongs to no
+   * company), in which case the event is only counted, never stored (contract.md: it belongs to no company).
+   */
+  async recordForAccount(
+    manager: EntityManager,
+    account: { employeeId: number } | { email: string },
+    input: Omit<AuditEventInput, 'companyId' | 'subject'>,
+  ): Promise<number> {
+    const occurredAt = this.clock.now();
+    const template: AuditEventInput = { ...input, companyId: 0, subject: { kind: 'employee', id: 0, email: null } };
+    const row = toRow(template, occurredAt);
+    const match = 'employeeId' in account ? 'e.id = $10' : 'lower(e.email) = $10';
+    const inserted: Array<{ id: string; company_id: number; subject_id: string; subject_email: string }> =
+      await manager.query(
+        `INSERT INTO audit_events (${COLUMNS.join(', ')})
+         SELECT m.company_id, $1::timestamptz, $2, $3, $4, $5, 'employee', e.id::text, e.email, $6::uuid, $7, $8,
+                $9::jsonb
+           FROM employee e JOIN membership m ON m.employee_id = e.id
+          WHERE ${match}
+         RETURNING id, company_id, subject_id, subject_email`,
+        [
+          ...[row[1], row[2], row[3], row[4], row[5], row[9], row[10], row[11], row[12]],
+          'employeeId' in account ? account.employeeId : account.email.trim().toLowerCase(),
+        ],
+      );
+    if (inserted.length === 0) {
+      this.countOnly(input.type);
+      return 0;
+    }
+    const stored = inserted.map((one) =>
+      toAuditEventJson(
+        toEntity(
+          {
+            ...input,
+            companyId: one.company_id,
+            subject: { kind: 'employee', id: one.subject_id, email: one.subject_email },
+          },
+          occurredAt,
+          one.id,
+        ),
+      ),
+    );
+    this.afterCommit(manager, stored);
+    return inserted.length;
   }
 
   /** A login attempt for an e-mail with no account: counted, never stored (it belongs to no company). */

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, HttpStatus, Post, Req } from '@nestjs/common';
+import { Body, Controller, HttpCode, HttpStatus, Post } from '@nestjs/common';
 import {
   ApiForbiddenResponse,
   ApiOkResponse,
@@ -7,8 +7,8 @@ import {
   ApiTooManyRequestsResponse,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
 import { ErrorBodySchema } from '../common/errors/error-body.schema';
+import { Client, type ClientInfo } from '../common/http/client-info';
 import { Public } from './auth.decorator';
 import { CredentialsDto, LoginDto } from './dto/credentials.dto';
 import { CompanyListDto, LoginResultDto } from './dto/login-result.dto';
@@ -19,11 +19,6 @@ const FAILED_LOGINS = {
   description: 'Ten failed logins for this e-mail within 15 minutes (body in the object form)',
   example: { error: ['error_rate_limit_exceed'], message: 'Too many failed logins for this e-mail; try again later.' },
 };
-
-const clientOf = (request: FastifyRequest) => ({
-  ip: request.ip,
-  userAgent: typeof request.headers['user-agent'] === 'string' ? request.headers['user-agent'] : null,
-});
 
 /** The two-step login; part of the `users` API group, as the source's paths say. */
 @ApiTags('users: authentication')
@@ -38,8 +33,8 @@ export class AuthController {
   @ApiOkResponse({ type: CompanyListDto })
   @ApiUnauthorizedResponse({ description: 'error_invalid_credentials', type: ErrorBodySchema })
   @ApiTooManyRequestsResponse(FAILED_LOGINS)
-  async authenticateInit(@Body() body: CredentialsDto): Promise<CompanyListDto> {
-    return { companies: await this.login.listCompanies(body.email, body.password) };
+  async authenticateInit(@Body() body: CredentialsDto, @Client() client: ClientInfo): Promise<CompanyListDto> {
+    return { companies: await this.login.listCompanies(body.email, body.password, client) };
   }
 
   @Post('authenticatefinish')
@@ -50,7 +45,7 @@ export class AuthController {
   @ApiUnauthorizedResponse({ description: 'error_invalid_credentials', type: ErrorBodySchema })
   @ApiForbiddenResponse({ description: 'error_company_not_member', type: ErrorBodySchema })
   @ApiTooManyRequestsResponse(FAILED_LOGINS)
-  authenticateFinish(@Body() body: LoginDto, @Req() request: FastifyRequest): Promise<LoginResultDto> {
-    return this.login.login(body.email, body.password, body.company_id, clientOf(request));
+  authenticateFinish(@Body() body: LoginDto, @Client() client: ClientInfo): Promise<LoginResultDto> {
+    return this.login.login(body.email, body.password, body.company_id, client);
   }
 }

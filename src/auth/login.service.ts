@@ -1,9 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { HttpStatus, Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { ANONYMOUS } from '../audit/audit-actor';
+import type { LoginFailureReason } from '../audit/audit-event';
+import { AuditRecorder } from '../audit/audit-recorder.service';
 import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-codes';
+import type { ClientInfo } from '../common/http/client-info';
 import { Company } from '../company/company.entity';
 import type { Employee } from '../employee/employee.entity';
 import { EmployeeService } from '../employee/employee.service';
@@ -20,10 +24,7 @@ import { TokenIssuer } from './tokens/token-issuer.service';
 export const FAILED_LOGIN_LIMIT = 10;
 export const FAILED_LOGIN_WINDOW_MS = 15 * 60 * 1000;
 
-export interface ClientInfo {
-  ip: string;
-  userAgent: string | null;
-}
+export type { ClientInfo } from '../common/http/client-info';
 
 /** The two-step login: credentials → the account's companies → a token bound to the chosen one. */
 @Injectable()
@@ -36,19 +37,25 @@ export class LoginService {
     private readonly issuer: TokenIssuer,
     private readonly clock: Clock,
     @Inject(RATE_LIMIT_STORAGE) private readonly counters: RateLimitStorage,
+    private readonly audit: AuditRecorder,
   ) {}
 
-  async listCompanies(email: string, password: string): Promise<Array<{ id: number; name: string }>> {
-    const employee = await this.checkCredentials(email, password);
+  async listCompanies(
+    email: string,
+    password: string,
+    client: ClientInfo,
+  ): Promise<Array<{ id: number; name: string }>> {
+    const employee = await this.checkCredentials(email, password, client);
     const memberships = await this.memberships.companiesOf(employee.id);
     return memberships.map(({ company }) => ({ id: company!.id, name: company!.name }));
   }
 
   async login(email: string, password: string, companyId: number, client: ClientInfo): Promise<LoginResult> {
-    const employee = await this.checkCredentials(email, password);
+    const employee = await this.checkCredentials(email, password, client);
     const membership = await this.memberships.find(employee.id, companyId);
     if (!membership) {
       appMetrics.login('not_member');
+      await this.recordFailure({ employeeId: employee.id }, 'not_member', client, { company_id: companyId });
       throw new ApiError(
         ErrorCode.CompanyNotMember,
         HttpStatus.FORBIDDEN,
@@ -71,6 +78,14 @@ export class LoginService {
       });
       await manager.insert(LoginSession, session);
       const pair = await this.issuer.issue(manager, session, companyId, now);
+      await this.audit.record(manager, {
+        type: 'login.succeeded',
+        companyId,
+        actor: { kind: 'employee', id: employee.id, email: employee.email },
+        sessionId: session.id,
+        ip: client.ip,
+        userAgent: client.userAgent,
+      });
       return toLoginResult(pair, session, company, employee);
     });
     appMetrics.login('success');
@@ -81,12 +96,13 @@ export class LoginService {
    * The same answer, in about the same time, for an unknown e-mail and a wrong password. Locked-out e-mails
    * are refused before any password is checked, whether or not they exist.
    */
-  private async checkCredentials(email: string, password: string): Promise<Employee> {
+  private async checkCredentials(email: string, password: string, client: ClientInfo): Promise<Employee> {
     const lockKey = `login-failures:${sha256Hex(email.trim().toLowerCase())}`;
     const failures = await this.counters.peek(lockKey, FAILED_LOGIN_WINDOW_MS, FAILED_LOGIN_LIMIT);
     // While Redis is away the storage counts this instance's share of the limit only (record.limit).
     if (failures.totalHits >= (failures.limit ?? FAILED_LOGIN_LIMIT)) {
       appMetrics.login('locked');
+      await this.recordFailure({ email }, 'locked', client);
       throw ApiError.accountRateLimited(
         failures.timeToExpire,
         'Too many failed logins for this e-mail; try again later.',
@@ -100,9 +116,27 @@ export class LoginService {
     if (!employee || !valid) {
       await this.counters.increment(lockKey, FAILED_LOGIN_WINDOW_MS, FAILED_LOGIN_LIMIT, 0, 'login-failures');
       appMetrics.login('invalid_credentials');
+      // By e-mail even when the account is known, so an unknown e-mail costs the same statement (0 rows).
+      await this.recordFailure({ email }, 'invalid_credentials', client);
       throw new ApiError(ErrorCode.InvalidCredentials, HttpStatus.UNAUTHORIZED, 'The e-mail or password is wrong.');
     }
     await this.counters.reset(lockKey);
     return employee;
+  }
+
+  /** `login.failed` in every company of the account; for an e-mail with no account, only counted. */
+  private async recordFailure(
+    account: { employeeId: number } | { email: string },
+    reason: LoginFailureReason,
+    client: ClientInfo,
+    details: Record<string, unknown> = {},
+  ): Promise<void> {
+    await this.audit.recordForAccount(this.dataSource.manager, account, {
+      type: 'login.failed',
+      actor: ANONYMOUS,
+      ip: client.ip,
+      userAgent: client.userAgent,
+      details: { reason, ...details },
+    });
   }
 }

@@ -1,4 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
+import { AuditEventsService } from '../audit-events/audit-events.service';
+import { AuditRetention } from '../audit-events/audit-retention.service';
 import { CredentialService } from '../auth/credentials/credential.service';
 import { SessionService } from '../sessions/session.service';
 import { CompanyService } from '../company/company.service';
@@ -28,6 +30,7 @@ export interface CliCommand {
   stdin?: { flag: string; always: boolean };
   /** Checks the flags before the database is opened, so a typo is reported as a typo. */
   check?(flags: Record<string, string>): void;
+  /** The result, printed as one JSON line; `undefined` when the command wrote its own lines. */
   run(app: INestApplicationContext, flags: Record<string, string>): Promise<unknown>;
 }
 
@@ -36,6 +39,22 @@ function positiveInteger(flag: string, value: string): number {
     throw new UsageError(`--${flag} must be a positive whole number, got "${value}"`);
   }
   return Number(value);
+}
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+function timeFlag(flag: string, value: string | undefined): Date | undefined {
+  if (value === undefined) return undefined;
+  const time = new Date(value);
+  if (!ISO_TIME.test(value) || Number.isNaN(time.getTime())) {
+    throw new UsageError(`--${flag} must be an ISO 8601 date or time (2026-01-31T00:00:00Z), got "${value}"`);
+  }
+  return time;
+}
+
+/** One line, waiting when standard output is full, so an export of millions of events stays in small memory. */
+async function writeLine(line: string): Promise<void> {
+  if (!process.stdout.write(`${line}\n`)) await new Promise((resolve) => process.stdout.once('drain', resolve));
 }
 
 function grantsFlag(value: string) {
@@ -103,6 +122,29 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
     stdin: { flag: 'password', always: true },
     async run(app, flags) {
       return app.get(OperatorActionsService).setPassword(flags.email, flags.password);
+    },
+  },
+  'audit:export': {
+    summary: "print a company's security events as JSON lines, oldest first (--since inclusive, --until exclusive)",
+    flags: { required: ['company'], optional: ['since', 'until'] },
+    check(flags) {
+      positiveInteger('company', flags.company);
+      timeFlag('since', flags.since);
+      timeFlag('until', flags.until);
+    },
+    async run(app, flags) {
+      const filter = { since: timeFlag('since', flags.since), until: timeFlag('until', flags.until) };
+      for await (const event of app.get(AuditEventsService).export(positiveInteger('company', flags.company), filter)) {
+        await writeLine(JSON.stringify(event));
+      }
+      return undefined;
+    },
+  },
+  'audit:purge': {
+    summary: 'delete the security events older than AUDIT_RETENTION_DAYS now (the service does it hourly)',
+    flags: { required: [] },
+    async run(app) {
+      return { deleted: await app.get(AuditRetention).runOnce() };
     },
   },
   'session:revoke': {

@@ -2,6 +2,8 @@ import { DynamicModule, Module } from '@nestjs/common';
 import type { AppLogger } from '../common/logging/logger';
 import type { AppConfig } from '../config/app-config';
 import { AuditModule } from '../audit/audit.module';
+import { AuditEventsService } from '../audit-events/audit-events.service';
+import { AuditRetention } from '../audit-events/audit-retention.service';
 import { AuthModule } from '../auth/auth.module';
 import { CompanyModule } from '../company/company.module';
 import { CoreModule } from '../core.module';
@@ -26,7 +28,8 @@ export class CliModule {
         SessionsModule,
         AuditModule,
       ],
-      providers: [OperatorActionsService],
+      // The audit trail's reader and retention job, without the service's HTTP route and hourly schedule.
+      providers: [OperatorActionsService, AuditEventsService, AuditRetention],
     };
   }
 }

@@ -30,7 +30,8 @@ const USAGE = [
   ]),
   '',
   'Passwords are read from standard input (a pipe, or typed without echo), never from the command line.',
-  'Each command prints one JSON object as the last line of standard output. Bad input: a one-line message on',
+  'Each command prints one JSON object as the last line of standard output (audit:export: one per event).',
+  'Bad input: a one-line message on',
   'standard error, exit code 2, nothing changed. The database is the one DATABASE_URL (or DATA_DIR) names.',
   '',
 ].join('\n');
@@ -133,7 +134,7 @@ async function main(): Promise<number> {
   app.useLogger(new NestLogger(logger));
   try {
     const result = await CLI_COMMANDS[parsed.name].run(app, parsed.flags);
-    process.stdout.write(`${JSON.stringify(result)}\n`);
+    if (result !== undefined) process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (error) {
     process.stderr.write(`error: ${describe(error)}\n`);

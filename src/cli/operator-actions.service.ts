@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { AuditActor } from '../audit/audit-event';
+import { OPERATOR } from '../audit/audit-actor';
 import { AuditRecorder } from '../audit/audit-recorder.service';
 import { RevocationBus } from '../auth/credentials/revocation-bus';
 import { Clock } from '../common/clock/clock';
@@ -11,9 +11,6 @@ import { removeMembership } from '../membership/membership-removal';
 import { MembershipService } from '../membership/membership.service';
 import type { Grant } from '../permissions/permission';
 import { endSessionsOf } from '../sessions/end-sessions';
-
-/** The operator at the CLI: no account, so no id or e-mail. */
-const OPERATOR: AuditActor = { kind: 'operator', id: null, email: null };
 
 export interface MembershipView {
   employee_id: number;
@@ -41,7 +38,30 @@ export class OperatorActionsService {
 
   /** Adds or replaces a membership; narrowed permissions apply to every live token and API key at once. */
   async grant(email: string, companyId: number, permissions: Grant[]): Promise<MembershipView> {
-    const membership = await this.memberships.grant(email, companyId, permissions);
+    const membership = await this.dataSource.transaction(async (manager) => {
+      const granted = await this.memberships.grantIn(manager, email, companyId, permissions);
+      const after = [...granted.membership.permissions].sort();
+      const before = granted.before && [...granted.before].sort();
+      const subject = { kind: 'employee' as const, id: granted.membership.employeeId, email: granted.email };
+      if (before === null) {
+        await this.audit.record(manager, {
+          type: 'membership.added',
+          companyId,
+          actor: OPERATOR,
+          subject,
+          details: { permissions: after },
+        });
+      } else if (before.join(',') !== after.join(',')) {
+        await this.audit.record(manager, {
+          type: 'permissions.changed',
+          companyId,
+          actor: OPERATOR,
+          subject,
+          details: { before, after },
+        });
+      }
+      return granted.membership;
+    });
     await this.bus.publish({ type: 'membership', employeeId: membership.employeeId, companyId });
     return {
       employee_id: membership.employeeId,
@@ -68,7 +88,7 @@ export class OperatorActionsService {
         companyId,
         actor: OPERATOR,
         subject: { kind: 'employee', id: employee.id, email: employee.email },
-        details: { permissions: removed.permissions },
+        details: { permissions: [...removed.permissions].sort() },
       });
     });
     // One notice covers every cached credential of the employee in that company, JWTs and API keys alike.
@@ -89,7 +109,14 @@ export class OperatorActionsService {
         passwordHash,
         now,
       ]);
-      return endSessionsOf(manager, employee.id, now, 'password_changed');
+      const sessions = await endSessionsOf(manager, employee.id, now, 'password_changed');
+      // In every company of the account: each one's administrators see that its sessions were ended.
+      await this.audit.recordForAccount(
+        manager,
+        { employeeId: employee.id },
+        { type: 'password.changed', actor: OPERATOR, details: { sessions_ended: sessions.length } },
+      );
+      return sessions;
     });
     await Promise.all(ended.map((sessionId) => this.bus.publish({ type: 'session', sessionId })));
     return { id: employee.id, email: employee.email };

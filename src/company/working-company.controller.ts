@@ -10,6 +10,7 @@ import { Auth, CurrentPrincipal } from '../auth/auth.decorator';
 import type { Principal } from '../auth/credentials/principal';
 import { LoginResultDto } from '../auth/dto/login-result.dto';
 import { ErrorBodySchema } from '../common/errors/error-body.schema';
+import { Client, type ClientInfo } from '../common/http/client-info';
 import { AccountCompanyListDto, ChangeWorkingCompanyDto } from './dto/working-company.dto';
 import { WorkingCompanyService } from './working-company.service';
 
@@ -35,8 +36,9 @@ export class WorkingCompanyController {
   changeWorkingCompany(
     @CurrentPrincipal() principal: Principal,
     @Body() body: ChangeWorkingCompanyDto,
+    @Client() client: ClientInfo,
   ): Promise<LoginResultDto> {
-    return this.workingCompany.switchCompany(principal, body.company_id);
+    return this.workingCompany.switchCompany(principal, body.company_id, client);
   }
 
   @Get('companies')

@@ -1,5 +1,7 @@
 import { HttpStatus, Inject, Injectable } from '@nestjs/common';
 import { DataSource, IsNull } from 'typeorm';
+import { requestContext } from '../audit/audit-actor';
+import { AuditRecorder } from '../audit/audit-recorder.service';
 import type { Principal } from '../auth/credentials/principal';
 import { RevocationBus } from '../auth/credentials/revocation-bus';
 import type { LoginResult } from '../auth/login-result';
@@ -7,6 +9,7 @@ import { TokenIssuer } from '../auth/tokens/token-issuer.service';
 import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-codes';
+import type { ClientInfo } from '../common/http/client-info';
 import { Membership } from '../membership/membership.entity';
 import { MembershipService } from '../membership/membership.service';
 import { RATE_LIMIT_STORAGE, type RateLimitStorage } from '../rate-limit/storage/rate-limit-storage';
@@ -34,10 +37,11 @@ export class WorkingCompanyService {
     private readonly clock: Clock,
     private readonly memberships: MembershipService,
     @Inject(RATE_LIMIT_STORAGE) private readonly counters: RateLimitStorage,
+    private readonly audit: AuditRecorder,
   ) {}
 
   /** Moves the session to another company: same session and login time, a new token, the old one blacklisted. */
-  async switchCompany(principal: Principal, companyId: number): Promise<LoginResult> {
+  async switchCompany(principal: Principal, companyId: number, client: ClientInfo): Promise<LoginResult> {
     const attempts = await this.counters.increment(
       `company-switch:${principal.employeeId}`,
       SWITCH_WINDOW_MS,
@@ -66,7 +70,19 @@ export class WorkingCompanyService {
       const revoked = await this.issuer.revoke(manager, { id: principal.credentialId }, 'company_switch', now);
       if (revoked !== 1) throw blacklisted('This token has already been replaced.');
       await manager.update(LoginSession, { id: session.id }, { companyId, lastUsedAt: now });
-      return this.issuer.issueLoginResult(manager, { ...session, companyId }, companyId, now);
+      const switched = await this.issuer.issueLoginResult(manager, { ...session, companyId }, companyId, now);
+      // In both companies: each one's administrators see the session arrive or leave.
+      const companies = [...new Set([principal.companyId, companyId])];
+      await this.audit.record(
+        manager,
+        companies.map((id) => ({
+          type: 'company.switched' as const,
+          companyId: id,
+          ...requestContext(principal, client),
+          details: { from_company_id: principal.companyId, to_company_id: companyId },
+        })),
+      );
+      return switched;
     });
     await this.bus.publish({ type: 'token', tokenId: principal.credentialId });
     return result;

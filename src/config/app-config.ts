@@ -63,6 +63,8 @@ export class AppConfig {
   readonly filesFetchAllowlist!: string[];
   /** Browser origins allowed to call the API (exact `scheme://host[:port]`); empty: no CORS headers at all. */
   readonly corsOrigins!: string[];
+  /** Security events older than this many days are deleted; 0 keeps them forever. */
+  readonly auditRetentionDays!: number;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -287,5 +289,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
     filesFetchTimeoutMs: integer(env, 'FILES_FETCH_TIMEOUT_MS', 5000, 100, 60_000),
     filesFetchAllowlist: filesFetchAllowlist(env),
     corsOrigins: corsOrigins(env),
+    auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 365, 0, 36_500),
   } as AppConfig);
 }

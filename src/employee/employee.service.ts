@@ -57,8 +57,9 @@ export class EmployeeService {
     }
   }
 
-  findByEmail(email: string): Promise<Employee | null> {
-    return this.employees
+  /** Inside the caller's transaction when a manager is given (the embedded database has one connection). */
+  findByEmail(email: string, manager?: EntityManager): Promise<Employee | null> {
+    return (manager ? manager.getRepository(Employee) : this.employees)
       .createQueryBuilder('employee')
       .where('lower(employee.email) = :email', { email: normalizeEmail(email) })
       .getOne();

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { type EntityManager, Repository } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
 import { Company } from '../company/company.entity';
 import { EmployeeService } from '../employee/employee.service';
@@ -11,7 +11,6 @@ import { type Grant, normalizeGrants } from '../permissions/permission';
 export class MembershipService {
   constructor(
     @InjectRepository(Membership) private readonly memberships: Repository<Membership>,
-    @InjectRepository(Company) private readonly companies: Repository<Company>,
     private readonly employees: EmployeeService,
   ) {}
 
@@ -20,17 +19,38 @@ export class MembershipService {
    * the permissions, so it is safe to repeat.
    */
   async grant(email: string, companyId: number, permissions: Grant[]): Promise<Membership> {
-    const employee = await this.employees.findByEmail(email);
+    const { membership } = await this.memberships.manager.transaction((manager) =>
+      this.grantIn(manager, email, companyId, permissions),
+    );
+    return membership;
+  }
+
+  /**
+   * {@link grant} inside the caller's transaction, also answering the permissions held before (null when the
+   * membership is new), for the caller's security event. The row is locked until the transaction ends.
+   */
+  async grantIn(
+    manager: EntityManager,
+    email: string,
+    companyId: number,
+    permissions: Grant[],
+  ): Promise<{ membership: Membership; before: Grant[] | null; email: string }> {
+    const employee = await this.employees.findByEmail(email, manager);
     if (!employee) throw ApiError.notFound(`no employee has the e-mail ${email.trim().toLowerCase()}`);
-    const company = await this.companies.findOneBy({ id: companyId });
+    const company = await manager.findOneBy(Company, { id: companyId });
     if (!company) throw ApiError.notFound(`company ${companyId} does not exist`);
-    const membership = this.memberships.create({
+    const existing = await manager.findOne(Membership, {
+      where: { employeeId: employee.id, companyId: company.id },
+      lock: { mode: 'pessimistic_write' },
+    });
+    const membership = manager.create(Membership, {
       employeeId: employee.id,
       companyId: company.id,
       permissions: normalizeGrants(permissions),
     });
-    await this.memberships.upsert(membership, ['employeeId', 'companyId']);
-    return this.memberships.findOneByOrFail({ employeeId: employee.id, companyId: company.id });
+    await manager.upsert(Membership, membership, ['employeeId', 'companyId']);
+    const stored = await manager.findOneByOrFail(Membership, { employeeId: employee.id, companyId: company.id });
+    return { membership: stored, before: existing?.permissions ?? null, email: employee.email };
   }
 
   find(employeeId: number, companyId: number): Promise<Membership | null> {

@@ -1,5 +1,8 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { ANONYMOUS, OPERATOR, requestContext } from '../audit/audit-actor';
+import type { AuditEventInput } from '../audit/audit-event';
+import { AuditRecorder } from '../audit/audit-recorder.service';
 import type { Principal } from '../auth/credentials/principal';
 import { RevocationBus } from '../auth/credentials/revocation-bus';
 import { sha256Hex } from '../auth/credentials/sha256';
@@ -10,6 +13,7 @@ import { SESSION_MAX_AGE_MS } from '../auth/tokens/token-lifetime';
 import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-codes';
+import type { ClientInfo } from '../common/http/client-info';
 import { LoginSession, type SessionEndReason } from './login-session.entity';
 
 /** A used refresh token seen again after this long is taken as stolen: the whole session ends. */
@@ -24,6 +28,16 @@ export interface SessionView {
   current: boolean;
 }
 
+/** The session a call to `end` actually ended, for its security event. */
+interface EndedSession {
+  id: string;
+  companyId: number;
+  employeeId: number;
+  email: string;
+}
+
+const sessionSubject = (ended: EndedSession) => ({ kind: 'session' as const, id: ended.id, email: ended.email });
+
 const blacklisted = (message: string) => new ApiError(ErrorCode.JwtBlacklisted, HttpStatus.BAD_REQUEST, message);
 const refreshInvalid = () =>
   new ApiError(ErrorCode.RefreshTokenInvalid, HttpStatus.UNAUTHORIZED, 'The refresh token is not valid.');
@@ -36,19 +50,28 @@ export class SessionService {
     private readonly issuer: TokenIssuer,
     private readonly bus: RevocationBus,
     private readonly clock: Clock,
+    private readonly audit: AuditRecorder,
   ) {}
 
   /**
    * Rotates a refresh token: checks in contract.md's order (unknown or used, session ended, past 30 days,
    * token expired), then spends it with one conditional UPDATE so two concurrent refreshes cannot both win.
    */
-  async refresh(refreshToken: string): Promise<LoginResult> {
+  async refresh(refreshToken: string, client: ClientInfo): Promise<LoginResult> {
     const now = this.clock.now();
     const token = await this.dataSource.getRepository(IssuedToken).findOneBy({ refreshHash: sha256Hex(refreshToken) });
     if (!token) throw refreshInvalid();
     if (token.refreshUsedAt) {
       if (now.getTime() - token.refreshUsedAt.getTime() > REFRESH_REUSE_GRACE_MS) {
-        await this.end(token.sessionId, 'refresh_reuse');
+        await this.end(token.sessionId, 'refresh_reuse', (ended) => ({
+          type: 'session.refresh_reuse',
+          companyId: ended.companyId,
+          actor: ANONYMOUS,
+          subject: sessionSubject(ended),
+          sessionId: ended.id,
+          ip: client.ip,
+          userAgent: client.userAgent,
+        }));
       }
       throw refreshInvalid();
     }
@@ -73,14 +96,27 @@ export class SessionService {
         .where('id = :id AND refresh_used_at IS NULL AND revoked_at IS NULL', { id: token.id })
         .execute();
       if (spent.affected !== 1) throw refreshInvalid();
-      return this.issuer.issueLoginResult(manager, session, session.companyId, now);
+      const renewed = await this.issuer.issueLoginResult(manager, session, session.companyId, now);
+      await this.audit.record(manager, {
+        type: 'token.refreshed',
+        companyId: session.companyId,
+        actor: { kind: 'employee', id: session.employeeId, email: renewed.employee.email },
+        sessionId: session.id,
+        ip: client.ip,
+        userAgent: client.userAgent,
+      });
+      return renewed;
     });
     await this.bus.publish({ type: 'token', tokenId: token.id });
     return result;
   }
 
-  async logout(principal: Principal): Promise<void> {
-    await this.end(principal.sessionId!, 'logout');
+  async logout(principal: Principal, client: ClientInfo): Promise<void> {
+    await this.end(principal.sessionId!, 'logout', (ended) => ({
+      type: 'session.logged_out',
+      companyId: ended.companyId,
+      ...requestContext(principal, client),
+    }));
   }
 
   async list(principal: Principal): Promise<SessionView[]> {
@@ -105,32 +141,58 @@ export class SessionService {
   }
 
   /** Ends one of the caller's own sessions; another employee's session is "not found". */
-  async revokeOwn(principal: Principal, sessionId: string): Promise<void> {
+  async revokeOwn(principal: Principal, sessionId: string, client: ClientInfo): Promise<void> {
     const session = await this.dataSource
       .getRepository(LoginSession)
       .findOneBy({ id: sessionId, employeeId: principal.employeeId });
     if (!session) throw ApiError.notFound('No such session.');
-    await this.end(session.id, 'revoked');
+    // Recorded in the company the session worked in, which may not be the caller's current one.
+    await this.end(session.id, 'revoked', (ended) => ({
+      type: 'session.revoked',
+      companyId: ended.companyId,
+      ...requestContext(principal, client),
+      subject: sessionSubject(ended),
+    }));
   }
 
   /** Operator revocation (CLI); false when no such session exists. */
   async revokeById(sessionId: string): Promise<boolean> {
     const exists = await this.dataSource.getRepository(LoginSession).existsBy({ id: sessionId });
-    if (exists) await this.end(sessionId, 'admin_revoked');
+    if (exists) {
+      await this.end(sessionId, 'admin_revoked', (ended) => ({
+        type: 'session.revoked',
+        companyId: ended.companyId,
+        actor: OPERATOR,
+        subject: sessionSubject(ended),
+      }));
+    }
     return exists;
   }
 
-  /** Ends a session and blacklists all its tokens, then tells every instance. Ending twice changes nothing. */
-  private async end(sessionId: string, reason: SessionEndReason): Promise<void> {
+  /**
+   * Ends a session and blacklists all its tokens, then tells every instance. Ending twice changes nothing and
+   * records nothing; the first time records the event `describe` makes, in the same transaction.
+   */
+  private async end(
+    sessionId: string,
+    reason: SessionEndReason,
+    describe: (ended: EndedSession) => AuditEventInput,
+  ): Promise<void> {
     const now = this.clock.now();
     await this.dataSource.transaction(async (manager) => {
-      await manager
-        .createQueryBuilder()
-        .update(LoginSession)
-        .set({ endedAt: now, endReason: reason })
-        .where('id = :sessionId AND ended_at IS NULL', { sessionId })
-        .execute();
+      const ended: Array<{ company_id: number; employee_id: number; email: string }> = await manager.query(
+        `WITH ended AS (
+           UPDATE login_session SET ended_at = $2, end_reason = $3
+            WHERE id = $1 AND ended_at IS NULL RETURNING company_id, employee_id)
+         SELECT ended.company_id, ended.employee_id, employee.email
+           FROM ended JOIN employee ON employee.id = ended.employee_id`,
+        [sessionId, now, reason],
+      );
       await this.issuer.revoke(manager, { sessionId }, 'session_revoked', now);
+      if (ended.length === 1) {
+        const [{ company_id: companyId, employee_id: employeeId, email }] = ended;
+        await this.audit.record(manager, describe({ id: sessionId, companyId, employeeId, email }));
+      }
     });
     await this.bus.publish({ type: 'session', sessionId });
   }

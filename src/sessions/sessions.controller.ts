@@ -13,6 +13,7 @@ import type { Principal } from '../auth/credentials/principal';
 import { LoginResultDto } from '../auth/dto/login-result.dto';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorBodySchema } from '../common/errors/error-body.schema';
+import { Client, type ClientInfo } from '../common/http/client-info';
 import { RefreshTokenDto, SessionListDto } from './dto/sessions.dto';
 import { SessionService } from './session.service';
 
@@ -41,8 +42,8 @@ export class SessionsController {
       'error_jwt_expired (the token of this refresh token has expired)',
     type: ErrorBodySchema,
   })
-  refresh(@Body() body: RefreshTokenDto): Promise<LoginResultDto> {
-    return this.sessions.refresh(body.refresh_token);
+  refresh(@Body() body: RefreshTokenDto, @Client() client: ClientInfo): Promise<LoginResultDto> {
+    return this.sessions.refresh(body.refresh_token, client);
   }
 
   @Post('logout')
@@ -50,8 +51,8 @@ export class SessionsController {
   @HttpCode(HttpStatus.NO_CONTENT)
   @ApiOperation({ summary: 'End the login session; its tokens are blacklisted' })
   @ApiNoContentResponse()
-  async logout(@CurrentPrincipal() principal: Principal): Promise<void> {
-    await this.sessions.logout(principal);
+  async logout(@CurrentPrincipal() principal: Principal, @Client() client: ClientInfo): Promise<void> {
+    await this.sessions.logout(principal, client);
   }
 
   @Get('sessions')
@@ -70,8 +71,12 @@ export class SessionsController {
     description: "Ending an already ended session again answers 204 too; another employee's session is 404.",
   })
   @ApiNoContentResponse()
-  async revokeSession(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
+  async revokeSession(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Client() client: ClientInfo,
+  ): Promise<void> {
     if (!CredentialService.isUuid(id)) throw ApiError.notFound('No such session.');
-    await this.sessions.revokeOwn(principal, id);
+    await this.sessions.revokeOwn(principal, id, client);
   }
 }

@@ -1,9 +1,12 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { requestContext } from '../audit/audit-actor';
+import { AuditRecorder } from '../audit/audit-recorder.service';
 import type { Principal } from '../auth/credentials/principal';
 import { RevocationBus } from '../auth/credentials/revocation-bus';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-codes';
+import type { ClientInfo } from '../common/http/client-info';
 import { Membership } from '../membership/membership.entity';
 import { grantableBy } from '../permissions/grantable';
 import { ALL_PERMISSIONS, coversAll } from '../permissions/permission';
@@ -33,9 +36,15 @@ export class UserPermissionsService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly bus: RevocationBus,
+    private readonly audit: AuditRecorder,
   ) {}
 
-  async replace(principal: Principal, employeeId: number, input: ReplacePermissionsDto): Promise<CompanyEmployeeDto> {
+  async replace(
+    principal: Principal,
+    employeeId: number,
+    input: ReplacePermissionsDto,
+    client: ClientInfo,
+  ): Promise<CompanyEmployeeDto> {
     const permissions = grantableBy(principal, input.permissions, 'You can grant only permissions you hold yourself.');
     const companyId = principal.companyId;
     const employee = await this.dataSource.transaction(async (manager) => {
@@ -58,6 +67,17 @@ export class UserPermissionsService {
         if (owners <= 1) throw denied('The company must keep at least one employee holding `*`.');
       }
       await manager.update(Membership, { employeeId, companyId }, { permissions });
+      const before = [...membership.permissions].sort();
+      // Setting the same set again changes nothing, and so records nothing.
+      if (before.join(',') !== [...permissions].sort().join(',')) {
+        await this.audit.record(manager, {
+          type: 'permissions.changed',
+          companyId,
+          ...requestContext(principal, client),
+          subject: { kind: 'employee', id: employeeId, email: membership.employee!.email },
+          details: { before, after: [...permissions].sort() },
+        });
+      }
       return membership.employee!;
     });
     // After the commit, so that no instance can reload the old permissions after evicting them. It returns once

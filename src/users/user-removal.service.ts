@@ -1,7 +1,7 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditRecorder } from '../audit/audit-recorder.service';
-import { eventContext } from '../auth/credentials/audit-actor';
+import { requestContext } from '../audit/audit-actor';
 import type { Principal } from '../auth/credentials/principal';
 import type { ClientInfo } from '../common/http/client-info';
 import { RevocationBus } from '../auth/credentials/revocation-bus';
@@ -38,7 +38,8 @@ export class UserRemovalService {
       if (membership) {
         await this.audit.record(manager, {
           type: 'membership.removed',
-          ...eventContext(principal, client),
+          companyId,
+          ...requestContext(principal, client),
           subject: { kind: 'employee', id: employeeId, email: membership.email },
           details: { permissions: membership.permissions },
         });

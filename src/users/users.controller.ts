@@ -4,6 +4,7 @@ import { clientOf } from '../common/http/client-info';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorator';
 import type { Principal } from '../auth/credentials/principal';
+import { Client, type ClientInfo } from '../common/http/client-info';
 import { ApiRecordId, RecordId } from '../common/http/record-id';
 import { ReplacePermissionsDto } from './dto/user-permissions.dto';
 import { CompanyEmployeeDto, CreateEmployeeDto, EmployeeListQueryDto, EmployeePageDto, MeDto } from './dto/users.dto';
@@ -40,8 +41,12 @@ export class UsersController {
   @Auth({ permission: 'users:write' })
   @ApiOperation({ summary: 'Create an employee in the current company (with permissions the caller holds)' })
   @ApiCreatedResponse({ type: CompanyEmployeeDto })
-  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateEmployeeDto): Promise<CompanyEmployeeDto> {
-    return this.users.create(principal, body);
+  create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: CreateEmployeeDto,
+    @Client() client: ClientInfo,
+  ): Promise<CompanyEmployeeDto> {
+    return this.users.create(principal, body, client);
   }
 
   @Put(':id/permissions')
@@ -59,8 +64,9 @@ export class UsersController {
     @CurrentPrincipal() principal: Principal,
     @RecordId('No such employee in this company.') id: number,
     @Body() body: ReplacePermissionsDto,
+    @Client() client: ClientInfo,
   ): Promise<CompanyEmployeeDto> {
-    return this.userPermissions.replace(principal, id, body);
+    return this.userPermissions.replace(principal, id, body, client);
   }
 
   @Delete(':id')

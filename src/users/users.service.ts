@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { requestContext } from '../audit/audit-actor';
+import { AuditRecorder } from '../audit/audit-recorder.service';
 import type { Principal } from '../auth/credentials/principal';
+import type { ClientInfo } from '../common/http/client-info';
 import { EmployeeService } from '../employee/employee.service';
 import { Membership } from '../membership/membership.entity';
 import { grantableBy } from '../permissions/grantable';
@@ -20,6 +23,7 @@ export class UsersService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly employees: EmployeeService,
+    private readonly audit: AuditRecorder,
   ) {}
 
   /** From the verified credential alone: the hot path of a client checking who it is costs no query. */
@@ -66,11 +70,20 @@ export class UsersService {
    * Creates an employee in the caller's company. The caller can hand out only permissions it holds itself,
    * so `users:write` is not a way to gain more.
    */
-  async create(principal: Principal, input: CreateEmployeeDto): Promise<CompanyEmployeeDto> {
+  async create(principal: Principal, input: CreateEmployeeDto, client: ClientInfo): Promise<CompanyEmployeeDto> {
     const permissions = grantableBy(principal, input.permissions, 'You can grant only permissions you hold yourself.');
     return this.dataSource.transaction(async (manager) => {
       const employee = await this.employees.create(input, manager);
       await manager.insert(Membership, { employeeId: employee.id, companyId: principal.companyId, permissions });
+      const shared = {
+        companyId: principal.companyId,
+        ...requestContext(principal, client),
+        subject: { kind: 'employee' as const, id: employee.id, email: employee.email },
+      };
+      await this.audit.record(manager, [
+        { ...shared, type: 'employee.created' },
+        { ...shared, type: 'membership.added', details: { permissions } },
+      ]);
       return { id: employee.id, email: employee.email, name: employee.name, permissions: permissions as Grant[] };
     });
   }

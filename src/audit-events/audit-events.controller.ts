@@ -1,0 +1,28 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Auth, CurrentPrincipal } from '../auth/auth.decorator';
+import type { Principal } from '../auth/credentials/principal';
+import { AuditEventsService } from './audit-events.service';
+import { AuditEventPageDto, AuditEventQueryDto } from './dto/audit-events.dto';
+
+@ApiTags('auditevents')
+@Controller({ path: 'auditevents', version: '1' })
+export class AuditEventsController {
+  constructor(private readonly events: AuditEventsService) {}
+
+  @Get()
+  @Auth({ permission: 'auditevents:read' })
+  @ApiOperation({
+    operationId: 'listAuditEvents',
+    summary: "The current company's security events, newest first",
+    description:
+      'Logins and failed logins, token refreshes, session ends, company switches, API keys, permissions, ' +
+      'memberships and passwords (contract.md, "Security events"). Keyset paging: pass `next_cursor` as ' +
+      '`?cursor=` with the same filters; events recorded meanwhile neither repeat nor shift later pages. An ' +
+      'unknown parameter, a malformed cursor or time, or a limit outside 1–100 answers 400 error_validation.',
+  })
+  @ApiOkResponse({ type: AuditEventPageDto })
+  list(@CurrentPrincipal() principal: Principal, @Query() query: AuditEventQueryDto): Promise<AuditEventPageDto> {
+    return this.events.page(principal.companyId, query);
+  }
+}

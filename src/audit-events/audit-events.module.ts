@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { AuditEventsController } from './audit-events.controller';
+import { AuditEventsService } from './audit-events.service';
+import { AuditRetention, AuditRetentionSchedule } from './audit-retention.service';
+
+/** `GET /v1/auditevents` and the audit trail's retention (the recorder itself is in src/audit). */
+@Module({
+  controllers: [AuditEventsController],
+  providers: [AuditEventsService, AuditRetention, AuditRetentionSchedule],
+  exports: [AuditEventsService, AuditRetention],
+})
+export class AuditEventsModule {}
