@@ -10,6 +10,8 @@ import { CredentialService } from './credentials/credential.service';
 import { RevocationBus } from './credentials/revocation-bus';
 import { UsageRecorder } from './credentials/usage-recorder';
 import { LoginService } from './login.service';
+import { SecondFactorService } from './mfa/second-factor.service';
+import { TotpSecretBox } from './mfa/totp-secret-box';
 import { ApiKeyStrategy } from './strategies/api-key.strategy';
 import { CREDENTIAL_STRATEGIES } from './strategies/credential-strategy';
 import { JwtStrategy } from './strategies/jwt.strategy';
@@ -25,6 +27,8 @@ import { TokenIssuer } from './tokens/token-issuer.service';
   controllers: [AuthController],
   providers: [
     { provide: JwtKeyRing, inject: [AppConfig], useFactory: (config: AppConfig) => JwtKeyRing.fromConfig(config) },
+    { provide: TotpSecretBox, inject: [JwtKeyRing], useFactory: (ring: JwtKeyRing) => new TotpSecretBox(ring) },
+    SecondFactorService,
     ApiKeyStrategy,
     JwtStrategy,
     {
@@ -42,6 +46,15 @@ import { TokenIssuer } from './tokens/token-issuer.service';
     LoginService,
     AuthGuard,
   ],
-  exports: [AuthGuard, CredentialService, RateLimitCredentials, RevocationBus, TokenIssuer],
+  exports: [
+    AuthGuard,
+    CredentialService,
+    RateLimitCredentials,
+    RevocationBus,
+    TokenIssuer,
+    LoginService,
+    SecondFactorService,
+    TotpSecretBox,
+  ],
 })
 export class AuthModule {}

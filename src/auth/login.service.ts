@@ -17,6 +17,7 @@ import { appMetrics } from '../metrics/app-metrics';
 import { RATE_LIMIT_STORAGE, type RateLimitStorage } from '../rate-limit/storage/rate-limit-storage';
 import { sha256Hex } from './credentials/sha256';
 import { type LoginResult, toLoginResult } from './login-result';
+import { SecondFactorService, type SecondFactorInput } from './mfa/second-factor.service';
 import { LoginSession } from '../sessions/login-session.entity';
 import { TokenIssuer } from './tokens/token-issuer.service';
 
@@ -25,6 +26,8 @@ export const FAILED_LOGIN_LIMIT = 10;
 export const FAILED_LOGIN_WINDOW_MS = 15 * 60 * 1000;
 
 export type { ClientInfo } from '../common/http/client-info';
+
+const lockKeyOf = (email: string) => `login-failures:${sha256Hex(email.trim().toLowerCase())}`;
 
 /** The two-step login: credentials → the account's companies → a token bound to the chosen one. */
 @Injectable()
@@ -38,20 +41,31 @@ export class LoginService {
     private readonly clock: Clock,
     @Inject(RATE_LIMIT_STORAGE) private readonly counters: RateLimitStorage,
     private readonly audit: AuditRecorder,
+    private readonly secondFactor: SecondFactorService,
   ) {}
 
+  /** Login step 1; `otpRequired` is told only to someone who proved the password. */
   async listCompanies(
     email: string,
     password: string,
     client: ClientInfo,
-  ): Promise<Array<{ id: number; name: string }>> {
+  ): Promise<{ companies: Array<{ id: number; name: string }>; otpRequired: boolean }> {
     const employee = await this.checkCredentials(email, password, client);
     const memberships = await this.memberships.companiesOf(employee.id);
-    return memberships.map(({ company }) => ({ id: company!.id, name: company!.name }));
+    return {
+      companies: memberships.map(({ company }) => ({ id: company!.id, name: company!.name })),
+      otpRequired: employee.totpEnabledAt !== null,
+    };
   }
 
-  async login(email: string, password: string, companyId: number, client: ClientInfo): Promise<LoginResult> {
-    const employee = await this.checkCredentials(email, password, client);
+  async login(
+    email: string,
+    password: string,
+    companyId: number,
+    client: ClientInfo,
+    secondFactor: SecondFactorInput = {},
+  ): Promise<LoginResult> {
+    const employee = await this.verifyAccount(email, password, client, secondFactor);
     const membership = await this.memberships.find(employee.id, companyId);
     if (!membership) {
       appMetrics.login('not_member');
@@ -93,11 +107,48 @@ export class LoginService {
   }
 
   /**
-   * The same answer, in about the same time, for an unknown e-mail and a wrong password. Locked-out e-mails
-   * are refused before any password is checked, whether or not they exist.
+   * The password, then the second factor when the account has TOTP on: what a login and an invitation accepted
+   * with an existing account both prove. Wrong codes count toward the e-mail's login lock like wrong passwords;
+   * the lock's count is cleared only once both factors passed, so a known password does not reopen guessing.
    */
-  private async checkCredentials(email: string, password: string, client: ClientInfo): Promise<Employee> {
-    const lockKey = `login-failures:${sha256Hex(email.trim().toLowerCase())}`;
+  async verifyAccount(
+    email: string,
+    password: string,
+    client: ClientInfo,
+    secondFactor: SecondFactorInput,
+  ): Promise<Employee> {
+    const employee = await this.checkCredentials(email, password, client);
+    if (employee.totpEnabledAt === null) return employee;
+    const outcome = await this.secondFactor.check(employee.id, secondFactor);
+    if (outcome === 'missing') {
+      await this.recordFailure({ employeeId: employee.id }, 'otp_required', client);
+      throw new ApiError(
+        ErrorCode.OtpRequired,
+        HttpStatus.UNAUTHORIZED,
+        'This account needs a one-time code (otp) or a recovery code (recovery_code).',
+      );
+    }
+    if (outcome === 'invalid') {
+      await this.counters.increment(lockKeyOf(email), FAILED_LOGIN_WINDOW_MS, FAILED_LOGIN_LIMIT, 0, 'login-failures');
+      appMetrics.login('invalid_credentials');
+      await this.recordFailure({ employeeId: employee.id }, 'otp_invalid', client);
+      throw new ApiError(
+        ErrorCode.OtpInvalid,
+        HttpStatus.UNAUTHORIZED,
+        'The one-time code or recovery code is not valid.',
+      );
+    }
+    await this.counters.reset(lockKeyOf(email));
+    return employee;
+  }
+
+  /**
+   * The same answer, in about the same time, for an unknown e-mail and a wrong password. Locked-out e-mails
+   * are refused before any password is checked, whether or not they exist. Also the check of a current password
+   * before an account change (which therefore counts toward the same lock).
+   */
+  async checkCredentials(email: string, password: string, client: ClientInfo): Promise<Employee> {
+    const lockKey = lockKeyOf(email);
     const failures = await this.counters.peek(lockKey, FAILED_LOGIN_WINDOW_MS, FAILED_LOGIN_LIMIT);
     // While Redis is away the storage counts this instance's share of the limit only (record.limit).
     if (failures.totalHits >= (failures.limit ?? FAILED_LOGIN_LIMIT)) {
@@ -120,7 +171,8 @@ export class LoginService {
       await this.recordFailure({ email }, 'invalid_credentials', client);
       throw new ApiError(ErrorCode.InvalidCredentials, HttpStatus.UNAUTHORIZED, 'The e-mail or password is wrong.');
     }
-    await this.counters.reset(lockKey);
+    // With TOTP on, the count is cleared only after the second factor (verifyAccount).
+    if (employee.totpEnabledAt === null) await this.counters.reset(lockKey);
     return employee;
   }
 

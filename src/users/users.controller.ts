@@ -1,6 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Post, Put, Query, Req } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
-import { clientOf } from '../common/http/client-info';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Post, Put, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorator';
 import type { Principal } from '../auth/credentials/principal';
@@ -10,6 +8,11 @@ import { ReplacePermissionsDto } from './dto/user-permissions.dto';
 import { CompanyEmployeeDto, CreateEmployeeDto, EmployeeListQueryDto, EmployeePageDto, MeDto } from './dto/users.dto';
 import { UserPermissionsService } from './user-permissions.service';
 import { UserRemovalService } from './user-removal.service';
+import { AccountMfaService } from './account-mfa.service';
+import { AccountPasswordService } from './account-password.service';
+import { ResetCodeDto } from './dto/account.dto';
+import { NO_SUCH_EMPLOYEE } from './staff-guard';
+import { NO_STORE_HEADERS, NoStore } from '../common/http/no-store';
 import { UsersService } from './users.service';
 
 @ApiTags('users')
@@ -19,6 +22,8 @@ export class UsersController {
     private readonly users: UsersService,
     private readonly userPermissions: UserPermissionsService,
     private readonly removal: UserRemovalService,
+    private readonly passwords: AccountPasswordService,
+    private readonly mfa: AccountMfaService,
   ) {}
 
   @Get('me')
@@ -83,8 +88,41 @@ export class UsersController {
   async remove(
     @CurrentPrincipal() principal: Principal,
     @RecordId('No such employee in this company.') id: number,
-    @Req() request: FastifyRequest,
+    @Client() client: ClientInfo,
   ): Promise<void> {
-    await this.removal.remove(principal, id, clientOf(request));
+    await this.removal.remove(principal, id, client);
+  }
+
+  @Post(':id/passwordreset')
+  @Auth({ permission: 'users:write', jwtOnly: true })
+  @NoStore()
+  @ApiOperation({
+    summary: 'Issue a password-reset code for an employee (shown once, valid 24 hours, single use)',
+    description:
+      'Only for an employee who belongs to no other company and holds nothing the caller lacks (else 403): a ' +
+      'company must never be able to take over an account another company relies on.',
+  })
+  @ApiRecordId('employee')
+  @ApiCreatedResponse({ type: ResetCodeDto, headers: NO_STORE_HEADERS })
+  issuePasswordReset(
+    @CurrentPrincipal() principal: Principal,
+    @RecordId(NO_SUCH_EMPLOYEE) id: number,
+    @Client() client: ClientInfo,
+  ): Promise<ResetCodeDto> {
+    return this.passwords.issueReset(principal, id, client);
+  }
+
+  @Post(':id/mfa/reset')
+  @Auth({ permission: 'users:write', jwtOnly: true })
+  @HttpCode(HttpStatus.NO_CONTENT)
+  @ApiOperation({ summary: "Turn an employee's TOTP off (same conditions as a password reset)" })
+  @ApiRecordId('employee')
+  @ApiNoContentResponse({ description: 'TOTP is off' })
+  async resetMfa(
+    @CurrentPrincipal() principal: Principal,
+    @RecordId(NO_SUCH_EMPLOYEE) id: number,
+    @Client() client: ClientInfo,
+  ): Promise<void> {
+    await this.mfa.adminReset(principal, id, client);
   }
 }
