@@ -7,6 +7,7 @@ import { ApiError } from '../common/errors/api-error';
 import { Client, type ClientInfo } from '../common/http/client-info';
 import { ApiKeysService } from './api-keys.service';
 import { ApiKeyListQueryDto, ApiKeyPageDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
+import { NO_STORE_HEADERS, NoStore } from '../common/http/no-store';
 
 @ApiTags('apikeys')
 @Controller({ path: 'apikeys', version: '1' })
@@ -16,7 +17,8 @@ export class ApiKeysController {
   @Post()
   @Auth({ permission: 'apikeys:manage', jwtOnly: true })
   @ApiOperation({ summary: 'Issue an API key (key:secret) with a subset of your permissions' })
-  @ApiCreatedResponse({ type: CreatedApiKeyDto })
+  @NoStore()
+  @ApiCreatedResponse({ type: CreatedApiKeyDto, headers: NO_STORE_HEADERS })
   create(
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateApiKeyDto,
