@@ -25,6 +25,7 @@ import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { SeedModule } from './seed/seed.module';
 import { SessionsModule } from './sessions/sessions.module';
+import { InvitationsModule } from './invitations/invitations.module';
 import { UsersModule } from './users/users.module';
 
 @Module({})
@@ -44,6 +45,7 @@ export class AppModule {
         AuthModule,
         SessionsModule,
         RateLimitModule,
+        InvitationsModule,
         UsersModule,
         ApiKeysModule,
         FilesModule,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { HttpStatus, Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { ANONYMOUS } from '../audit/audit-actor';
 import type { LoginFailureReason } from '../audit/audit-event';
 import { AuditRecorder } from '../audit/audit-recorder.service';
@@ -76,34 +76,47 @@ export class LoginService {
         'The account does not belong to this company.',
       );
     }
-    const now = this.clock.now();
-    const result = await this.dataSource.transaction(async (manager) => {
-      const company = await manager.findOneByOrFail(Company, { id: companyId });
-      const session = manager.create(LoginSession, {
-        id: randomUUID(),
-        employeeId: employee.id,
-        companyId,
-        createdAt: now,
-        lastUsedAt: now,
-        ip: client.ip.slice(0, 64),
-        userAgent: client.userAgent?.slice(0, 512) ?? null,
-        endedAt: null,
-        endReason: null,
-      });
-      await manager.insert(LoginSession, session);
-      const pair = await this.issuer.issue(manager, session, companyId, now);
-      await this.audit.record(manager, {
-        type: 'login.succeeded',
-        companyId,
-        actor: { kind: 'employee', id: employee.id, email: employee.email },
-        sessionId: session.id,
-        ip: client.ip,
-        userAgent: client.userAgent,
-      });
-      return toLoginResult(pair, session, company, employee);
-    });
+    const result = await this.dataSource.transaction((manager) =>
+      this.openSession(manager, employee, companyId, client),
+    );
     appMetrics.login('success');
     return result;
+  }
+
+  /**
+   * A new login session in `companyId` for an employee whose credentials were verified, inside the caller's
+   * transaction, with its `login.succeeded` event: the end of a login, and of an accepted invitation.
+   */
+  async openSession(
+    manager: EntityManager,
+    employee: Pick<Employee, 'id' | 'email' | 'name'>,
+    companyId: number,
+    client: ClientInfo,
+  ): Promise<LoginResult> {
+    const now = this.clock.now();
+    const company = await manager.findOneByOrFail(Company, { id: companyId });
+    const session = manager.create(LoginSession, {
+      id: randomUUID(),
+      employeeId: employee.id,
+      companyId,
+      createdAt: now,
+      lastUsedAt: now,
+      ip: client.ip.slice(0, 64),
+      userAgent: client.userAgent?.slice(0, 512) ?? null,
+      endedAt: null,
+      endReason: null,
+    });
+    await manager.insert(LoginSession, session);
+    const pair = await this.issuer.issue(manager, session, companyId, now);
+    await this.audit.record(manager, {
+      type: 'login.succeeded',
+      companyId,
+      actor: { kind: 'employee', id: employee.id, email: employee.email },
+      sessionId: session.id,
+      ip: client.ip,
+      userAgent: client.userAgent,
+    });
+    return toLoginResult(pair, session, company, employee);
   }
 
   /**
