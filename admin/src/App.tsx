@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { type Account, describeError, type Me } from './api';
 import { Alert, useLoad } from './components';
 import { holds } from './permissions';
+import { Activity } from './screens/Activity';
 import { ApiKeys } from './screens/ApiKeys';
 import { Employees } from './screens/Employees';
 import { Home } from './screens/Home';
@@ -18,13 +19,13 @@ import {
   useLogin,
 } from './session';
 
-type Screen = 'home' | 'sessions' | 'apikeys' | 'employees';
+type Screen = 'home' | 'sessions' | 'apikeys' | 'employees' | 'activity';
 
 /** The screen lives in the hash (never the token), so reload and the back button keep it. */
 function useScreen(): [Screen, (screen: Screen) => void] {
   const read = (): Screen => {
     const name = window.location.hash.replace(/^#\/?/, '');
-    return name === 'sessions' || name === 'apikeys' || name === 'employees' ? name : 'home';
+    return name === 'sessions' || name === 'apikeys' || name === 'employees' || name === 'activity' ? name : 'home';
   };
   const [screen, setScreen] = useState<Screen>(read);
   useEffect(() => {
@@ -76,6 +77,7 @@ function Shell({ account }: { account: Account }) {
     { id: 'sessions', label: 'Sessions', shown: true },
     { id: 'apikeys', label: 'API keys', shown: holds(held, 'apikeys:manage') },
     { id: 'employees', label: 'Employees', shown: holds(held, 'users:read') || holds(held, 'users:write') },
+    { id: 'activity', label: 'Activity', shown: holds(held, 'auditevents:read') },
   ];
   const visible = tabs.filter((t) => t.shown);
   // A screen the user may not use (a stale link, or permissions just narrowed) falls back to Home.
@@ -137,6 +139,7 @@ function Shell({ account }: { account: Account }) {
         {current === 'sessions' && <Sessions />}
         {current === 'apikeys' && me.data && <ApiKeys key={account.jwt} held={held} />}
         {current === 'employees' && me.data && <Employees key={account.jwt} held={held} selfId={account.employee.id} />}
+        {current === 'activity' && me.data && <Activity key={account.jwt} held={held} companyId={account.company.id} />}
       </main>
     </div>
   );

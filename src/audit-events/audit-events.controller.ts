@@ -21,7 +21,7 @@ export class AuditEventsController {
       '`?cursor=` with the same filters; events recorded meanwhile neither repeat nor shift later pages. An ' +
       'unknown parameter, a malformed cursor or time, or a limit outside 1–100 answers 400 error_validation.',
   })
-  @ApiOkResponse({ type: AuditEventPageDto })
+  @ApiOkResponse({ type: AuditEventPageDto, description: 'One page of events, newest first' })
   list(@CurrentPrincipal() principal: Principal, @Query() query: AuditEventQueryDto): Promise<AuditEventPageDto> {
     return this.events.page(principal.companyId, query);
   }

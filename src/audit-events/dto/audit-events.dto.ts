@@ -6,7 +6,7 @@ import { AUDIT_EVENT_TYPES, type AuditEventType } from '../../audit/audit-event'
 export const AUDIT_PAGE_MAX = 100;
 export const AUDIT_PAGE_DEFAULT = 50;
 
-const ID_DESCRIPTION = 'An employee id (integer) or an API key id (UUID), as in `actor.id` / `subject.id`';
+const ID_DESCRIPTION = 'An employee id (integer), or an API key or session id (UUID), as in `actor.id` / `subject.id`';
 
 /** `GET /v1/auditevents` query: filters and keyset paging. */
 export class AuditEventQueryDto {
@@ -77,21 +77,20 @@ export class AuditActorDto {
   @ApiProperty({ enum: ['employee', 'api_key', 'operator', 'anonymous'] })
   kind: string;
 
-  @ApiProperty({ ...EVENT_ID, nullable: true, description: 'Employee id or API key id; null for operator/anonymous' })
+  @ApiProperty({
+    // `nullable` needs a `type` beside it in OpenAPI 3.0, so null is allowed by the string branch.
+    oneOf: [{ type: 'integer' }, { type: 'string', nullable: true }],
+    description: 'Employee id (integer) or API key id; null for operator and anonymous',
+  })
   id: number | string | null;
 
   @ApiProperty({ type: String, nullable: true, description: "The employee's (or the API key owner's) e-mail" })
   email: string | null;
 }
 
-export class AuditSubjectDto {
-  @ApiProperty({ enum: ['employee', 'api_key', 'session', 'invitation'] })
+export interface AuditSubjectDto {
   kind: string;
-
-  @ApiProperty({ ...EVENT_ID, description: 'Employee id (integer), or the API key, session or invitation id' })
   id: number | string;
-
-  @ApiProperty({ type: String, nullable: true, description: 'The e-mail of the employee concerned' })
   email: string | null;
 }
 
@@ -111,7 +110,18 @@ export class AuditEventDto {
   @ApiProperty({ type: AuditActorDto })
   actor: AuditActorDto;
 
-  @ApiProperty({ type: AuditSubjectDto, nullable: true })
+  @ApiProperty({
+    // Inline rather than a $ref: OpenAPI 3.0 cannot mark a referenced schema nullable.
+    type: 'object',
+    nullable: true,
+    properties: {
+      kind: { type: 'string', enum: ['employee', 'api_key', 'session', 'invitation'] },
+      id: { ...EVENT_ID, description: 'Employee id (integer), or the API key, session or invitation id' },
+      email: { type: 'string', nullable: true, description: 'The e-mail of the employee concerned' },
+    },
+    required: ['kind', 'id', 'email'],
+    description: 'Whom or what it was done to, when not the actor; null otherwise',
+  })
   subject: AuditSubjectDto | null;
 
   @ApiProperty({ type: String, format: 'uuid', nullable: true })
