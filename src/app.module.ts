@@ -27,6 +27,7 @@ import { SeedModule } from './seed/seed.module';
 import { SessionsModule } from './sessions/sessions.module';
 import { InvitationsModule } from './invitations/invitations.module';
 import { UsersModule } from './users/users.module';
+import { OperatorSocketModule } from './cli/operator-socket.module';
 
 @Module({})
 export class AppModule {
@@ -47,6 +48,7 @@ export class AppModule {
         RateLimitModule,
         InvitationsModule,
         UsersModule,
+        OperatorSocketModule,
         ApiKeysModule,
         FilesModule,
         ProductsModule,
