@@ -128,6 +128,8 @@ describe('passwords', () => {
       const resetEvents = await auditRows(t, alpha.id, 'password.reset');
       expect(resetEvents).toContainEqual(expect.objectContaining({ subject_id: String(target.id) }));
       expect(JSON.stringify(await auditRows(t, alpha.id))).not.toContain(code);
+      expect(t.logs.lines.join('\n')).not.toContain(code);
+      expect(t.logs.lines.join('\n')).not.toContain(NEW_PASSWORD);
     });
 
     it('an expired code, a code for another e-mail and an unknown code are 400 error_reset_code_invalid', async () => {

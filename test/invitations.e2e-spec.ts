@@ -58,6 +58,7 @@ describe('invitations', () => {
     });
     expect(listed).toMatchObject({ page: 1, per_page: 20 });
     expect(JSON.stringify(listed)).not.toContain(res.body.code);
+    expect(t.logs.lines.join('\n')).not.toContain(res.body.code);
     expect(await auditRows(t, alpha.id, 'invitation.created')).toContainEqual(
       expect.objectContaining({ subject_id: res.body.id, subject_email: email }),
     );

@@ -234,10 +234,17 @@ describe('TOTP', () => {
     });
   });
 
-  it('no secret, code or recovery code reaches an event', async () => {
-    const { secret, recovery } = await enrolled();
+  it('no secret, code or recovery code reaches an event or a log line', async () => {
+    const { account, secret, recovery } = await enrolled();
+    const otp = codeNow(secret);
+    await finish(account, { otp }).expect(200);
+    await finish(account, { recovery_code: recovery[2] }).expect(200);
     const events = JSON.stringify(await auditRows(t, alpha.id));
-    expect(events).not.toContain(secret);
-    for (const code of recovery) expect(events).not.toContain(code);
+    const logged = t.logs.lines.join('\n');
+    for (const text of [events, logged]) {
+      expect(text).not.toContain(secret);
+      for (const code of recovery) expect(text).not.toContain(code);
+    }
+    expect(logged).not.toContain(`"${otp}"`);
   });
 });
