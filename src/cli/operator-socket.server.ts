@@ -30,6 +30,15 @@ export class OperatorSocketServer implements OnApplicationBootstrap, OnApplicati
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.usesEmbeddedDatabase) return;
+    try {
+      this.server = await this.listen();
+    } catch (error) {
+      // The service itself does not need the socket: without it the CLI says the database is in use.
+      this.logger.warn({ err: error }, 'operator socket unavailable; the CLI needs the service stopped');
+    }
+  }
+
+  private async listen(): Promise<Server> {
     const path = prepareSocketDirectory(this.config.dataDir);
     // This process holds the data folder's lock, so a socket file here was left by one that stopped.
     rmSync(path, { force: true });
@@ -40,7 +49,7 @@ export class OperatorSocketServer implements OnApplicationBootstrap, OnApplicati
       server.listen(path, () => resolve());
     });
     chmodSync(path, 0o600);
-    this.server = server;
+    return server;
   }
 
   async onApplicationShutdown(): Promise<void> {
