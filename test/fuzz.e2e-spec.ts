@@ -106,12 +106,13 @@ describe(`fuzzing every route of /docs/openapi.json (${TOTAL} requests, seed ${S
       credential: { jwt: () => credential.jwt, apiKey: () => credential.apiKey },
       loginTarget: { email: target.email, password: target.password, companyId: company.id },
     };
+    // audit_events aside: a refused attempt on an existing account (a wrong password at login, at a password
+    // change or when accepting an invitation) is recorded as login.failed by design (contract.md).
     tables = (
-      (await t.app
-        .get(DataSource)
-        .query(
-          `SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename <> 'migrations'`,
-        )) as Array<{
+      (await t.app.get(DataSource).query(
+        `SELECT tablename FROM pg_tables
+            WHERE schemaname = current_schema() AND tablename NOT IN ('migrations', 'audit_events')`,
+      )) as Array<{
         tablename: string;
       }>
     ).map((row) => row.tablename);
