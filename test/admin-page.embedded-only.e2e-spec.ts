@@ -138,7 +138,8 @@ run('the administration page at /admin, in Chromium', () => {
     );
     browser = await launchBrowser();
     page = await browser.newPage();
-  });
+    // Seven CLI runs, a service start and a browser launch: minutes on a machine busy with other suites.
+  }, 240_000);
 
   afterAll(async () => {
     await browser?.close();

@@ -85,7 +85,8 @@ run('the administration page’s staff-account screens, in Chromium', () => {
     );
     browser = await launchBrowser();
     page = await browser.newPage();
-  });
+    // Seven CLI runs, a service start and a browser launch: minutes on a machine busy with other suites.
+  }, 240_000);
   afterAll(async () => {
     await browser?.close();
     await service?.stop().catch(() => undefined);
