@@ -5,7 +5,8 @@ import { buildDataSourceOptions } from '../src/database/data-source-options';
 import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
 import { CHILD_TEST_ENV, type Exited, killChildren, requireBuild, runCli } from './support/processes';
 
-jest.setTimeout(120_000);
+// Each run is a Node process opening the database: up to ~10 s apiece when the whole suite shares the machine.
+jest.setTimeout(240_000);
 
 const PASSWORD = 'Audit-Cli-Pass-4471';
 const NEW_PASSWORD = 'Audit-Cli-Next-9902';
@@ -50,17 +51,27 @@ describe('operator CLI: security events and audit:export (compiled, as a child p
   const exported = async (...args: string[]) =>
     (await succeeds(['audit:export', ...args])).map((line) => JSON.parse(line) as Record<string, any>);
 
-  it('records membership, permission, password and session changes, and exports them oldest first', async () => {
-    const alpha = (await last(['company:create', '--name', 'Cli Alpha'])).id as number;
-    const beta = (await last(['company:create', '--name', 'Cli Beta'])).id as number;
-    const employee = await last(['employee:create', '--email', 'cli-audit@x.io', '--password', '-'], `${PASSWORD}\n`);
+  let alpha: number;
+  let beta: number;
+  let employee: { id: number };
+  let middle: string;
+
+  it('operator: company, employee and membership changes (a repeated grant is none)', async () => {
+    alpha = (await last(['company:create', '--name', 'Cli Alpha'])).id as number;
+    beta = (await last(['company:create', '--name', 'Cli Beta'])).id as number;
+    employee = await last(['employee:create', '--email', 'cli-audit@x.io', '--password', '-'], `${PASSWORD}\n`);
     const grant = (company: number, permissions: string) =>
       last(['membership:add', '--email', 'cli-audit@x.io', '--company', String(company), '--permissions', permissions]);
     await grant(alpha, 'users:read');
     await grant(alpha, 'users:read'); // no change, no event
     await grant(alpha, 'orders:read,users:read');
     await grant(beta, '*');
-    const sessionId = randomUUID();
+  });
+
+  let sessionId: string;
+
+  it('operator: a session revocation, a password change and a removal', async () => {
+    sessionId = randomUUID();
     await query(
       db,
       `INSERT INTO login_session (id, employee_id, company_id, created_at, last_used_at) VALUES ($1, $2, $3, now(), now())`,
@@ -68,9 +79,11 @@ describe('operator CLI: security events and audit:export (compiled, as a child p
     );
     await last(['session:revoke', '--id', sessionId]);
     await last(['employee:set-password', '--email', 'cli-audit@x.io'], `${NEW_PASSWORD}\n`);
-    const middle = new Date().toISOString();
+    middle = new Date().toISOString();
     await last(['membership:remove', '--email', 'cli-audit@x.io', '--company', String(alpha)]);
+  });
 
+  it('exports them as JSON lines, oldest first, with the operator as actor', async () => {
     const events = await exported('--company', String(alpha));
     const operator = { kind: 'operator', id: null, email: null };
     const subject = { kind: 'employee', id: employee.id, email: 'cli-audit@x.io' };
@@ -110,7 +123,9 @@ describe('operator CLI: security events and audit:export (compiled, as a child p
       'membership.removed',
     ]);
     expect(await exported('--company', String(alpha), '--until', '2000-01-01T00:00:00Z')).toEqual([]);
+  });
 
+  it('purges nothing younger than AUDIT_RETENTION_DAYS, and prints no secret', async () => {
     expect(await last(['audit:purge'])).toEqual({ deleted: 0 });
     const all = outputs.join('\n');
     expect(all).not.toContain(PASSWORD);
