@@ -200,6 +200,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The current company's open invitations, newest first (never their codes) */
+        get: operations["listInvitations"];
+        put?: never;
+        /**
+         * Invite someone into the current company with permissions you hold; the code is shown once
+         * @description The code is valid 7 days, once, and can be revoked. Only its hash is stored.
+         */
+        post: operations["createInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/invitations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an open invitation: its code stops working */
+        delete: operations["revokeInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation: join the inviting company and log in to it
+         * @description An existing account proves itself with its password (and `otp` or `recovery_code` when TOTP is on), counted by the login lock; a new e-mail creates the account with that password and `name`.
+         */
+        post: operations["accept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/me": {
         parameters: {
             query?: never;
@@ -224,7 +282,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The employees of the current company */
+        /** The employees of the current company, a page at a time */
         get: operations["listUsers"];
         put?: never;
         /** Create an employee in the current company (with permissions the caller holds) */
@@ -249,6 +307,151 @@ export interface paths {
          */
         put: operations["replacePermissions"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove an employee from the current company (the account and its other companies stay)
+         * @description The employee's tokens for this company and API keys in it are blacklisted on every instance before the answer. Never yourself, never someone holding a permission you lack, never the last `*` holder: 403.
+         */
+        delete: operations["deleteUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{id}/passwordreset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a password-reset code for an employee (shown once, valid 24 hours, single use)
+         * @description Only for an employee who belongs to no other company and holds nothing the caller lacks (else 403): a company must never be able to take over an account another company relies on.
+         */
+        post: operations["issuePasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{id}/mfa/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Turn an employee's TOTP off (same conditions as a password reset) */
+        post: operations["resetMfa"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/me/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Change your password; every other session of the account ends */
+        post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/passwordreset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set a new password with a reset code; every session of the account ends, TOTP stays as it was */
+        post: operations["resetPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/me/mfa/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start TOTP set-up: the secret, its otpauth URI and 10 recovery codes, shown once
+         * @description TOTP is not on until confirmed with a code (POST /v1/users/me/mfa/totp/confirm).
+         */
+        post: operations["enrolTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/me/mfa/totp/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Turn TOTP on with a code from the app; every other session of the account ends */
+        post: operations["confirmTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/me/mfa/totp/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Turn TOTP off, with your password and a current code */
+        post: operations["disableTotp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -556,6 +759,8 @@ export interface components {
         };
         CompanyListDto: {
             companies: components["schemas"]["CompanyRefDto"][];
+            /** @description The account has TOTP on: authenticatefinish needs `otp` or `recovery_code` */
+            otp_required: boolean;
         };
         LoginDto: {
             /** @example owner@demo.example */
@@ -565,6 +770,16 @@ export interface components {
              * @example correct horse battery staple
              */
             password: string;
+            /**
+             * @description The current 6-digit TOTP code
+             * @example 123456
+             */
+            otp?: string;
+            /**
+             * @description One of the recovery codes (each works once)
+             * @example abcd-efgh-ijkl-mnop
+             */
+            recovery_code?: string;
             /**
              * @description One of the companies authenticateinit returned
              * @example 1
@@ -590,6 +805,79 @@ export interface components {
         SessionListDto: {
             sessions: components["schemas"]["SessionDto"][];
         };
+        CreateInvitationDto: {
+            /**
+             * Format: email
+             * @example new.hire@acme.example
+             */
+            email: string;
+            /**
+             * @example [
+             *       "products:read"
+             *     ]
+             */
+            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "*")[];
+        };
+        CreatedInvitationDto: {
+            /** Format: uuid */
+            id: string;
+            /** Format: email */
+            email: string;
+            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "*")[];
+            /** @description Shown only in this answer; valid 7 days, once */
+            code: string;
+            /** Format: date-time */
+            expires_at: string;
+        };
+        InvitationDto: {
+            /** Format: uuid */
+            id: string;
+            /** Format: email */
+            email: string;
+            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "*")[];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string;
+        };
+        InvitationPageDto: {
+            /** @example 1 */
+            page: number;
+            /** @example 20 */
+            per_page: number;
+            /**
+             * @description Items across all pages
+             * @example 57
+             */
+            total: number;
+            data: components["schemas"]["InvitationDto"][];
+        };
+        AcceptInvitationDto: {
+            /** @example owner@demo.example */
+            email: string;
+            /**
+             * Format: password
+             * @example correct horse battery staple
+             */
+            password: string;
+            /**
+             * @description The current 6-digit TOTP code
+             * @example 123456
+             */
+            otp?: string;
+            /**
+             * @description One of the recovery codes (each works once)
+             * @example abcd-efgh-ijkl-mnop
+             */
+            recovery_code?: string;
+            /** @description The invitation code */
+            code: string;
+            /**
+             * @description For a new account (default: the part of the e-mail before @)
+             * @example Ann
+             */
+            name?: string;
+        };
         MeDto: {
             employee: components["schemas"]["EmployeeRefDto"];
             company: components["schemas"]["CompanyRefDto"];
@@ -607,7 +895,7 @@ export interface components {
              */
             session_id: string | null;
         };
-        CompanyEmployeeDto: {
+        ListedEmployeeDto: {
             /** @example 1 */
             id: number;
             /**
@@ -618,9 +906,20 @@ export interface components {
             /** @example Demo Owner */
             name: string;
             permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "*")[];
+            /** @description Whether the employee has TOTP (a second factor) on */
+            mfa: boolean;
         };
-        EmployeeListDto: {
-            data: components["schemas"]["CompanyEmployeeDto"][];
+        EmployeePageDto: {
+            /** @example 1 */
+            page: number;
+            /** @example 20 */
+            per_page: number;
+            /**
+             * @description Items across all pages
+             * @example 57
+             */
+            total: number;
+            data: components["schemas"]["ListedEmployeeDto"][];
         };
         CreateEmployeeDto: {
             /**
@@ -639,6 +938,18 @@ export interface components {
              */
             permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "*")[];
         };
+        CompanyEmployeeDto: {
+            /** @example 1 */
+            id: number;
+            /**
+             * Format: email
+             * @example owner@demo.example
+             */
+            email: string;
+            /** @example Demo Owner */
+            name: string;
+            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "*")[];
+        };
         ReplacePermissionsDto: {
             /**
              * @description The complete new set (it replaces the old one). May be empty: the employee stays a member of the company and can still log in to it, but reach only routes that need no permission.
@@ -648,6 +959,63 @@ export interface components {
              *     ]
              */
             permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "*")[];
+        };
+        ResetCodeDto: {
+            /** @description Shown only in this answer; valid 24 hours, once */
+            code: string;
+            /** Format: date-time */
+            expires_at: string;
+        };
+        ChangePasswordDto: {
+            /** Format: password */
+            current_password: string;
+            /**
+             * Format: password
+             * @description 8 to 256 characters, not the account’s e-mail, not a commonly used or breached password
+             */
+            new_password: string;
+        };
+        ResetPasswordDto: {
+            /**
+             * Format: email
+             * @example ann@acme.example
+             */
+            email: string;
+            /** @description The code an administrator issued (POST /v1/users/{id}/passwordreset) */
+            code: string;
+            /**
+             * Format: password
+             * @description 8 to 256 characters, not the account’s e-mail, not a commonly used or breached password
+             */
+            new_password: string;
+        };
+        CurrentPasswordDto: {
+            /** Format: password */
+            current_password: string;
+        };
+        TotpEnrolmentDto: {
+            /**
+             * @description The TOTP secret in base32, shown only in this answer
+             * @example JBSWY3DPEHPK3PXP
+             */
+            secret: string;
+            /** @example otpauth://totp/Staff%20Auth:ann%40acme.example?issuer=Staff%20Auth&secret=… */
+            otpauth_uri: string;
+            /** @description Each works once instead of a code */
+            recovery_codes: string[];
+        };
+        OtpDto: {
+            /**
+             * @description The current 6-digit code of the app
+             * @example 123456
+             */
+            otp: string;
+        };
+        DisableTotpDto: {
+            /** Format: password */
+            current_password: string;
+            /** @example 123456 */
+            otp: string;
         };
         CreateApiKeyDto: {
             /** @example warehouse sync */
@@ -670,17 +1038,39 @@ export interface components {
              */
             api_key: string;
         };
+        ApiKeyOwnerDto: {
+            /** @example 7 */
+            id: number;
+            /** Format: email */
+            email: string;
+        };
         ApiKeyDto: {
             /** Format: uuid */
             id: string;
             name: string;
             permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "*")[];
+            /**
+             * @description The part of the key before `:` (not secret)
+             * @example ak_3kTq9vX2mB7pLw4Z
+             */
+            prefix: string;
+            /** @description The employee the key acts as */
+            owner: components["schemas"]["ApiKeyOwnerDto"];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             last_used_at: string | null;
         };
-        ApiKeyListDto: {
+        ApiKeyPageDto: {
+            /** @example 1 */
+            page: number;
+            /** @example 20 */
+            per_page: number;
+            /**
+             * @description Items across all pages
+             * @example 57
+             */
+            total: number;
             data: components["schemas"]["ApiKeyDto"][];
         };
         UploadFileDto: {
@@ -1069,6 +1459,12 @@ export interface components {
             /** @description One human sentence */
             message: string;
         };
+        "Error401.invalid_credentials.jwt_query_not_allowed.otp_invalid.otp_required": {
+            /** @description Exactly one error code */
+            error: ("error_invalid_credentials" | "error_jwt_query_not_allowed" | "error_otp_invalid" | "error_otp_required")[];
+            /** @description One human sentence */
+            message: string;
+        };
         "Error403.company_not_member": {
             /** @description Exactly one error code */
             error: "error_company_not_member"[];
@@ -1100,6 +1496,56 @@ export interface components {
         "Error404.not_found": {
             /** @description Exactly one error code */
             error: "error_not_found"[];
+            /** @description One human sentence */
+            message: string;
+        };
+        "Error400.bad_request.invitation_invalid.validation": {
+            /** @description Exactly one error code */
+            error: ("error_bad_request" | "error_invitation_invalid" | "error_validation")[];
+            /** @description One human sentence */
+            message: string;
+            /** @description One entry per problem (error_validation only) */
+            details?: {
+                /**
+                 * @description Dotted path of the field, e.g. `lines.0.quantity`
+                 * @example company_id
+                 */
+                field: string;
+                /** @example company_id must be an integer number */
+                message: string;
+            }[];
+        };
+        "Error401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed": {
+            /** @description Exactly one error code */
+            error: ("error_invalid_credentials" | "error_jwt_hash_not_found" | "error_jwt_is_required" | "error_jwt_query_not_allowed")[];
+            /** @description One human sentence */
+            message: string;
+        };
+        "Error400.bad_request.reset_code_invalid.validation": {
+            /** @description Exactly one error code */
+            error: ("error_bad_request" | "error_reset_code_invalid" | "error_validation")[];
+            /** @description One human sentence */
+            message: string;
+            /** @description One entry per problem (error_validation only) */
+            details?: {
+                /**
+                 * @description Dotted path of the field, e.g. `lines.0.quantity`
+                 * @example company_id
+                 */
+                field: string;
+                /** @example company_id must be an integer number */
+                message: string;
+            }[];
+        };
+        "Error401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid": {
+            /** @description Exactly one error code */
+            error: ("error_jwt_hash_not_found" | "error_jwt_is_required" | "error_jwt_query_not_allowed" | "error_otp_invalid")[];
+            /** @description One human sentence */
+            message: string;
+        };
+        "Error401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid": {
+            /** @description Exactly one error code */
+            error: ("error_invalid_credentials" | "error_jwt_hash_not_found" | "error_jwt_is_required" | "error_jwt_query_not_allowed" | "error_otp_invalid")[];
             /** @description One human sentence */
             message: string;
         };
@@ -1308,6 +1754,19 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error404.not_found"];
+            };
+        };
+        /** @description - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation) */
+        "401.jwt_query_not_allowed": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error401.jwt_query_not_allowed"];
             };
         };
     };
@@ -1526,6 +1985,8 @@ export interface operations {
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `no-store`: the body carries a secret that no cache may keep */
+                    "Cache-Control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1733,6 +2194,8 @@ export interface operations {
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `no-store`: the body carries a secret that no cache may keep */
+                    "Cache-Control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1741,10 +2204,12 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.validation"];
             /**
-             * @description error_invalid_credentials
+             * @description error_invalid_credentials; error_otp_required (TOTP on, no code sent); error_otp_invalid (wrong or used code)
              *
              *     - `error_invalid_credentials`: wrong e-mail or password (the same answer for both)
              *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
+             *     - `error_otp_invalid`: wrong, reused or stale one-time code or recovery code (counts as a failed login)
+             *     - `error_otp_required`: the password was right and the account has TOTP on, but no `otp` or `recovery_code` was sent
              */
             401: {
                 headers: {
@@ -1755,7 +2220,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error401.invalid_credentials.jwt_query_not_allowed"];
+                    "application/json": components["schemas"]["Error401.invalid_credentials.jwt_query_not_allowed.otp_invalid.otp_required"];
                 };
             };
             /**
@@ -1823,6 +2288,8 @@ export interface operations {
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `no-store`: the body carries a secret that no cache may keep */
+                    "Cache-Control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2073,6 +2540,296 @@ export interface operations {
             503: components["responses"]["503.service_unavailable"];
         };
     };
+    listInvitations: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationPageDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            /**
+             * @description This operation needs a JWT or an API key with the permission `users:read`.
+             *
+             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
+             */
+            403: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403.permission_denied"];
+                };
+            };
+            414: components["responses"]["414.uri_too_long"];
+            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": "error_rate_limit_exceed"[];
+                };
+            };
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateInvitationDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `no-store`: the body carries a secret that no cache may keep */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedInvitationDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            /**
+             * @description This operation needs a login token (JWT), not an API key with the permission `users:write`.
+             *
+             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
+             */
+            403: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403.permission_denied"];
+                };
+            };
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": "error_rate_limit_exceed"[];
+                };
+            };
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            204: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            /**
+             * @description This operation needs a login token (JWT), not an API key with the permission `users:write`.
+             *
+             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
+             */
+            403: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403.permission_denied"];
+                };
+            };
+            404: components["responses"]["404.not_found"];
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": "error_rate_limit_exceed"[];
+                };
+            };
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    accept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcceptInvitationDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `no-store`: the body carries a secret that no cache may keep */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoginResultDto"];
+                };
+            };
+            /**
+             * @description error_invitation_invalid: unknown, used, expired or revoked code, or a code for another e-mail
+             *
+             *     - `error_bad_request`: the HTTP request itself is malformed (bad header syntax, bad framing); decided before routing
+             *     - `error_invitation_invalid`: unknown, used, expired or revoked invitation code, or a code for another e-mail
+             *     - `error_validation`: a body, query or path value fails validation (one `details` entry per problem), or the JSON is malformed
+             */
+            400: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
+                    "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400.bad_request.invitation_invalid.validation"];
+                };
+            };
+            /**
+             * @description error_invalid_credentials; error_otp_required; error_otp_invalid (an existing account)
+             *
+             *     - `error_invalid_credentials`: wrong e-mail or password (the same answer for both)
+             *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
+             *     - `error_otp_invalid`: wrong, reused or stale one-time code or recovery code (counts as a failed login)
+             *     - `error_otp_required`: the password was right and the account has TOTP on, but no `otp` or `recovery_code` was sent
+             */
+            401: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401.invalid_credentials.jwt_query_not_allowed.otp_invalid.otp_required"];
+                };
+            };
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            /**
+             * @description Ten failed logins for this e-mail within 15 minutes (body in the object form)
+             *
+             *     - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds
+             */
+            429: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": "error_rate_limit_exceed"[] | {
+                        error: "error_rate_limit_exceed"[];
+                        message: string;
+                    };
+                };
+            };
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
     getMe: {
         parameters: {
             query?: never;
@@ -2118,7 +2875,14 @@ export interface operations {
     };
     listUsers: {
         parameters: {
-            query?: never;
+            query?: {
+                page?: number;
+                per_page?: number;
+                /** @description Only employees whose e-mail or name contains this text, ignoring case */
+                q?: string;
+                /** @description Only employees with (true) or without (false) TOTP */
+                mfa?: "true" | "false";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2134,7 +2898,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EmployeeListDto"];
+                    "application/json": components["schemas"]["EmployeePageDto"];
                 };
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
@@ -2328,9 +3092,668 @@ export interface operations {
             503: components["responses"]["503.service_unavailable"];
         };
     };
-    listApiKeys: {
+    deleteUser: {
         parameters: {
             query?: never;
+            header?: never;
+            path: {
+                /** @description The employee's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            /**
+             * @description This operation needs a login token (JWT), not an API key with the permission `users:write`.
+             *
+             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
+             */
+            403: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403.permission_denied"];
+                };
+            };
+            /**
+             * @description error_not_found: no employee with this id in the current company (or the id is not an integer)
+             *
+             *     - `error_not_found`: no such record in the current company (records of other companies and malformed ids included)
+             */
+            404: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404.not_found"];
+                };
+            };
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": "error_rate_limit_exceed"[];
+                };
+            };
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    issuePasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The employee's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            201: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `no-store`: the body carries a secret that no cache may keep */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResetCodeDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            /**
+             * @description This operation needs a login token (JWT), not an API key with the permission `users:write`.
+             *
+             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
+             */
+            403: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403.permission_denied"];
+                };
+            };
+            /**
+             * @description error_not_found: no employee with this id in the current company (or the id is not an integer)
+             *
+             *     - `error_not_found`: no such record in the current company (records of other companies and malformed ids included)
+             */
+            404: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404.not_found"];
+                };
+            };
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": "error_rate_limit_exceed"[];
+                };
+            };
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    resetMfa: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The employee's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description TOTP is off */
+            204: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            /**
+             * @description This operation needs a login token (JWT), not an API key with the permission `users:write`.
+             *
+             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
+             */
+            403: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403.permission_denied"];
+                };
+            };
+            /**
+             * @description error_not_found: no employee with this id in the current company (or the id is not an integer)
+             *
+             *     - `error_not_found`: no such record in the current company (records of other companies and malformed ids included)
+             */
+            404: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404.not_found"];
+                };
+            };
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": "error_rate_limit_exceed"[];
+                };
+            };
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangePasswordDto"];
+            };
+        };
+        responses: {
+            /** @description Changed */
+            204: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            /**
+             * @description error_invalid_credentials: the current password is wrong (counts as a failed login)
+             *
+             *     - `error_invalid_credentials`: wrong e-mail or password (the same answer for both)
+             *     - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
+             *     - `error_jwt_is_required`: no Authorization header
+             *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
+             */
+            401: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+                };
+            };
+            /**
+             * @description This operation needs a login token (JWT), not an API key.
+             *
+             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
+             */
+            403: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403.permission_denied"];
+                };
+            };
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": "error_rate_limit_exceed"[];
+                };
+            };
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    resetPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResetPasswordDto"];
+            };
+        };
+        responses: {
+            /** @description Changed */
+            204: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description error_reset_code_invalid: unknown, used or expired code, or a code for another e-mail
+             *
+             *     - `error_bad_request`: the HTTP request itself is malformed (bad header syntax, bad framing); decided before routing
+             *     - `error_reset_code_invalid`: unknown, used or expired password-reset code, or a code for another e-mail
+             *     - `error_validation`: a body, query or path value fails validation (one `details` entry per problem), or the JSON is malformed
+             */
+            400: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
+                    "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400.bad_request.reset_code_invalid.validation"];
+                };
+            };
+            401: components["responses"]["401.jwt_query_not_allowed"];
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": "error_rate_limit_exceed"[];
+                };
+            };
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    enrolTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CurrentPasswordDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `no-store`: the body carries a secret that no cache may keep */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TotpEnrolmentDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            /**
+             * @description error_invalid_credentials: the current password is wrong (counts as a failed login)
+             *
+             *     - `error_invalid_credentials`: wrong e-mail or password (the same answer for both)
+             *     - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
+             *     - `error_jwt_is_required`: no Authorization header
+             *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
+             */
+            401: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+                };
+            };
+            /**
+             * @description This operation needs a login token (JWT), not an API key.
+             *
+             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
+             */
+            403: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403.permission_denied"];
+                };
+            };
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": "error_rate_limit_exceed"[];
+                };
+            };
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    confirmTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OtpDto"];
+            };
+        };
+        responses: {
+            /** @description TOTP is on */
+            204: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            /**
+             * @description error_otp_invalid: wrong, used or stale code
+             *
+             *     - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
+             *     - `error_jwt_is_required`: no Authorization header
+             *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
+             *     - `error_otp_invalid`: wrong, reused or stale one-time code or recovery code (counts as a failed login)
+             */
+            401: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid"];
+                };
+            };
+            /**
+             * @description This operation needs a login token (JWT), not an API key.
+             *
+             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
+             */
+            403: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403.permission_denied"];
+                };
+            };
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": "error_rate_limit_exceed"[];
+                };
+            };
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    disableTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisableTotpDto"];
+            };
+        };
+        responses: {
+            /** @description TOTP is off */
+            204: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            /**
+             * @description error_invalid_credentials (wrong password); error_otp_invalid (wrong, used or stale code)
+             *
+             *     - `error_invalid_credentials`: wrong e-mail or password (the same answer for both)
+             *     - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
+             *     - `error_jwt_is_required`: no Authorization header
+             *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
+             *     - `error_otp_invalid`: wrong, reused or stale one-time code or recovery code (counts as a failed login)
+             */
+            401: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid"];
+                };
+            };
+            /**
+             * @description This operation needs a login token (JWT), not an API key.
+             *
+             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
+             */
+            403: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403.permission_denied"];
+                };
+            };
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": "error_rate_limit_exceed"[];
+                };
+            };
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+                /** @description Only keys whose prefix starts with this text */
+                prefix?: string;
+                /** @description Only keys of this employee (its id) */
+                owner?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2346,7 +3769,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiKeyListDto"];
+                    "application/json": components["schemas"]["ApiKeyPageDto"];
                 };
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
@@ -2407,6 +3830,8 @@ export interface operations {
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `no-store`: the body carries a secret that no cache may keep */
+                    "Cache-Control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {

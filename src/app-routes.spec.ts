@@ -42,6 +42,18 @@ POST /v1/users/refreshtoken                    public                           
 PUT /v1/orders/:id                             permission orders:write                  orders: 15 per 3 s
 PUT /v1/products/:id                           permission products:write                products: 15 per 3 s
 PUT /v1/users/:id/permissions                  permission users:write                   users: 15 per 3 s
+DELETE /v1/users/:id                           permission users:write, JWT only         users: 3 per 3 s
+DELETE /v1/users/invitations/:id               permission users:write, JWT only         users: 3 per 3 s
+GET /v1/users/invitations                      permission users:read                    users: 30 per 3 s
+POST /v1/users/:id/mfa/reset                   permission users:write, JWT only         users: 15 per 3 s
+POST /v1/users/:id/passwordreset               permission users:write, JWT only         users: 15 per 3 s
+POST /v1/users/invitations                     permission users:write, JWT only         users: 15 per 3 s
+POST /v1/users/invitations/accept              public                                   users: 15 per 3 s
+POST /v1/users/me/mfa/totp                     JWT only                                 users: 15 per 3 s
+POST /v1/users/me/mfa/totp/confirm             JWT only                                 users: 15 per 3 s
+POST /v1/users/me/mfa/totp/disable             JWT only                                 users: 15 per 3 s
+POST /v1/users/me/password                     JWT only                                 users: 15 per 3 s
+POST /v1/users/passwordreset                   public                                   users: 15 per 3 s
 `;
 
 describe('route rules', () => {

@@ -27,7 +27,9 @@ import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { SeedModule } from './seed/seed.module';
 import { SessionsModule } from './sessions/sessions.module';
+import { InvitationsModule } from './invitations/invitations.module';
 import { UsersModule } from './users/users.module';
+import { OperatorSocketModule } from './cli/operator-socket.module';
 
 /**
  * The rate limiter's port onto credentials (what it may know of a request's credential, and nothing else),
@@ -58,7 +60,9 @@ export class AppModule {
         RateLimitCredentialsBinding,
         SessionsModule,
         RateLimitModule,
+        InvitationsModule,
         UsersModule,
+        OperatorSocketModule,
         ApiKeysModule,
         FilesModule,
         ProductsModule,

@@ -29,6 +29,7 @@ describe('two-step login', () => {
         { id: companyA.id, name: 'Alpha' },
         { id: companyB.id, name: 'Beta' },
       ],
+      otp_required: false,
     });
   });
 

@@ -100,6 +100,8 @@ describe.each([
     await authed(t, key.body.api_key).get('/v1/products').expect(200);
     await authed(t, inBeta.jwt).get('/v1/products').expect(200);
 
+    // A second `*` holder: the CLI keeps a company's last one.
+    await createAccount(t, [alpha.id], ['*']);
     const removed = await cli(['membership:remove', '--email', account.email, '--company', String(alpha.id)]);
     expect(removed).toEqual({ employee_id: account.id, company_id: alpha.id, removed: true });
     const done = Date.now();

@@ -155,6 +155,35 @@ describe('operator CLI (compiled, as a child process)', () => {
       expect(memberships.filter((row: { employee_id: number }) => row.employee_id === removed.employee_id)).toEqual([]);
     });
 
+    it('membership:remove refuses a company’s last `*` holder (exit 2, one line), changing nothing', async () => {
+      const solo = (await succeeds('company:create', '--name', 'Solo Ltd')).id as number;
+      await succeeds(...grant('dan@x.io', solo, '*'));
+      const result = await cli('membership:remove', '--email', 'dan@x.io', '--company', String(solo));
+      expect(result.code).toBe(2);
+      expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/last one/)]);
+      const { memberships } = await snapshot(db);
+      expect(memberships).toContainEqual({ employee_id: expect.any(Number), company_id: solo, permissions: ['*'] });
+      // With a second `*` holder the first may go.
+      await succeeds(...grant('a@x.io', solo, '*'));
+      await succeeds('membership:remove', '--email', 'dan@x.io', '--company', String(solo));
+    });
+
+    it('company:list, employee:list [--company] and session:list print a JSON array as the last line', async () => {
+      const companies = JSON.parse(lastLine((await cli('company:list')).stdout));
+      expect(companies).toEqual(expect.arrayContaining([{ id: companyId, name: 'Acme Trading' }]));
+      const everyone = JSON.parse(lastLine((await cli('employee:list')).stdout));
+      expect(everyone).toEqual(
+        expect.arrayContaining([{ id: expect.any(Number), email: 'a@x.io', name: 'Ann', mfa: false }]),
+      );
+      const members = JSON.parse(lastLine((await cli('employee:list', '--company', String(companyId))).stdout));
+      expect(members).toEqual([
+        { id: expect.any(Number), email: 'a@x.io', name: 'Ann', permissions: ['products:read'], mfa: false },
+      ]);
+      expect(JSON.parse(lastLine((await cli('session:list', '--email', 'A@x.io')).stdout))).toEqual([]);
+      await refuses(['session:list', '--email', 'nobody@x.io'], /nobody@x\.io/);
+      await refuses(['employee:list', '--company', 'x'], /--company/);
+    });
+
     it.each([[[]], [['--help']], [['help']], [['membership:remove', '--help']]])(
       '%j prints every command on standard output and exits 0',
       async (args) => {
@@ -227,6 +256,11 @@ describe('operator CLI (compiled, as a child process)', () => {
 
     it('a password that is too short', () =>
       refuses(['employee:create', '--email', 'carol@x.io', '--password', SHORT_PASSWORD], /password/));
+
+    it('a common password, or the account’s own e-mail, as a password (the shared password rule)', async () => {
+      await refuses(['employee:create', '--email', 'carol@x.io', '--password', 'Password1'], /too common/);
+      await refuses(['employee:create', '--email', 'carol@x.io', '--password', 'Carol@X.io'], /e-mail/);
+    });
 
     it('an invalid e-mail', () =>
       refuses(['employee:create', '--email', 'carol-at-x.io', '--password', PASSWORD], /e-?mail/));

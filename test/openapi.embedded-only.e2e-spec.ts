@@ -76,13 +76,47 @@ describe('the OpenAPI document', () => {
     expect(doc.servers).toEqual([expect.objectContaining({ url: '/' })]);
     for (const { path, method, op: operation } of operations()) {
       const isPublic =
-        ['/v1/users/authenticateinit', '/v1/users/authenticatefinish', '/v1/users/refreshtoken'].includes(path) ||
-        !path.startsWith('/v1/');
+        [
+          '/v1/users/authenticateinit',
+          '/v1/users/authenticatefinish',
+          '/v1/users/refreshtoken',
+          '/v1/users/invitations/accept',
+          '/v1/users/passwordreset',
+        ].includes(path) || !path.startsWith('/v1/');
       expect({ at: `${method} ${path}`, security: operation.security }).toEqual({
         at: `${method} ${path}`,
         security: isPublic ? [] : [{ Authorization: [] }],
       });
     }
+  });
+
+  it('documents Cache-Control: no-store on every answer that carries a secret', () => {
+    const secretAnswers: Array<[string, string, string]> = [
+      ['post', '/v1/users/authenticatefinish', '200'],
+      ['post', '/v1/users/refreshtoken', '200'],
+      ['post', '/v1/users/changeworkingcompany', '200'],
+      ['post', '/v1/apikeys', '201'],
+      ['post', '/v1/users/invitations', '201'],
+      ['post', '/v1/users/invitations/accept', '200'],
+      ['post', '/v1/users/{id}/passwordreset', '201'],
+      ['post', '/v1/users/me/mfa/totp', '201'],
+    ];
+    for (const [method, path, status] of secretAnswers) {
+      const header = resolve(resolve(op(method, path).responses[status]).headers['Cache-Control']);
+      expect({ at: `${method} ${path}`, schema: header.schema }).toEqual({
+        at: `${method} ${path}`,
+        schema: { type: 'string', enum: ['no-store'] },
+      });
+    }
+  });
+
+  it('documents the new error codes where they are answered', () => {
+    const codes = (method: string, path: string, status: string) =>
+      JSON.stringify(resolve(op(method, path).responses[status]));
+    expect(codes('post', '/v1/users/authenticatefinish', '401')).toContain('error_otp_required');
+    expect(codes('post', '/v1/users/authenticatefinish', '401')).toContain('error_otp_invalid');
+    expect(codes('post', '/v1/users/invitations/accept', '400')).toContain('error_invitation_invalid');
+    expect(codes('post', '/v1/users/passwordreset', '400')).toContain('error_reset_code_invalid');
   });
 
   it('lists the answers the issue found missing', () => {

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { type Account, describeError, type Me } from './api';
 import { Alert, useLoad } from './components';
 import { holds } from './permissions';
+import { Account as AccountScreen } from './screens/Account';
 import { Activity } from './screens/Activity';
 import { ApiKeys } from './screens/ApiKeys';
 import { Employees } from './screens/Employees';
@@ -19,13 +20,14 @@ import {
   useLogin,
 } from './session';
 
-type Screen = 'home' | 'sessions' | 'apikeys' | 'employees' | 'activity';
+type Screen = 'home' | 'account' | 'sessions' | 'apikeys' | 'employees' | 'activity';
 
 /** The screen lives in the hash (never the token), so reload and the back button keep it. */
 function useScreen(): [Screen, (screen: Screen) => void] {
   const read = (): Screen => {
     const name = window.location.hash.replace(/^#\/?/, '');
-    return name === 'sessions' || name === 'apikeys' || name === 'employees' || name === 'activity' ? name : 'home';
+    const screens: Screen[] = ['account', 'sessions', 'apikeys', 'employees', 'activity'];
+    return screens.includes(name as Screen) ? (name as Screen) : 'home';
   };
   const [screen, setScreen] = useState<Screen>(read);
   useEffect(() => {
@@ -70,10 +72,12 @@ function useTokenRenewal(account: Account | null) {
 
 function Shell({ account }: { account: Account }) {
   const [screen, go] = useScreen();
+  const notice = useLogin((s) => s.notice);
   const me = useLoad(() => authed<Me>('GET', '/v1/users/me'), [account.jwt]);
   const held = me.data?.permissions ?? [];
   const tabs: Array<{ id: Screen; label: string; shown: boolean }> = [
     { id: 'home', label: 'Home', shown: true },
+    { id: 'account', label: 'Account', shown: true },
     { id: 'sessions', label: 'Sessions', shown: true },
     { id: 'apikeys', label: 'API keys', shown: holds(held, 'apikeys:manage') },
     { id: 'employees', label: 'Employees', shown: holds(held, 'users:read') || holds(held, 'users:write') },
@@ -134,8 +138,17 @@ function Shell({ account }: { account: Account }) {
         </nav>
       </header>
       <main id="main" className="content" tabIndex={-1}>
+        {notice && (
+          <Alert tone={notice.tone}>
+            {notice.text}{' '}
+            <button className="button button-link" type="button" onClick={() => useLogin.getState().clearNotice()}>
+              Dismiss
+            </button>
+          </Alert>
+        )}
         {me.error ? <Alert tone="error">{describeError(me.error)}</Alert> : null}
         {current === 'home' && <Home account={account} me={me.data} />}
+        {current === 'account' && <AccountScreen />}
         {current === 'sessions' && <Sessions />}
         {current === 'apikeys' && me.data && <ApiKeys key={account.jwt} held={held} />}
         {current === 'employees' && me.data && <Employees key={account.jwt} held={held} selfId={account.employee.id} />}

@@ -41,6 +41,9 @@ export interface Session {
 export interface ApiKey {
   id: string;
   name: string;
+  /** The part of the key before `:` (not secret). */
+  prefix: string;
+  owner: { id: number; email: string };
   permissions: string[];
   created_at: string;
   last_used_at: string | null;

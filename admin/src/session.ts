@@ -1,6 +1,6 @@
 import { create } from 'zustand';
-import { createJSONStorage, persist } from 'zustand/middleware';
-import { type Account, ApiError, request, SESSION_ENDING_CODES } from './api';
+import { persist, type PersistStorage, type StorageValue } from 'zustand/middleware';
+import { type Account, ApiError, describeError, request, SESSION_ENDING_CODES } from './api';
 
 /** The storage key of source §5.6: staff copy `state.account.jwt` from here. */
 export const STORAGE_KEY = 'MAIN::LoginAccount';
@@ -15,6 +15,62 @@ interface LoginState {
   setAccount(account: Account): void;
   clearNotice(): void;
 }
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+const isText = (value: unknown): value is string => typeof value === 'string' && value !== '';
+const isId = (value: unknown) => Number.isSafeInteger(value) && (value as number) > 0;
+
+/** A login result as the service answers it; anything else in storage is not a login this page can use. */
+export function isAccount(value: unknown): value is Account {
+  if (!isObject(value) || !isObject(value.company) || !isObject(value.employee)) return false;
+  return (
+    isText(value.jwt) &&
+    isText(value.refresh_token) &&
+    isText(value.session_id) &&
+    isText(value.expires_at) &&
+    !Number.isNaN(Date.parse(value.expires_at)) &&
+    isId(value.company.id) &&
+    typeof value.company.name === 'string' &&
+    isId(value.employee.id) &&
+    typeof value.employee.email === 'string' &&
+    typeof value.employee.name === 'string'
+  );
+}
+
+type Stored = StorageValue<{ account: Account | null }>;
+
+/**
+ * localStorage, read defensively (contract.md): a stored login the page cannot read — not JSON, another shape, a
+ * half-written value — counts as logged out and is removed, so the page shows the login screen, never a blank one.
+ */
+const storage: PersistStorage<{ account: Account | null }> = {
+  getItem(name) {
+    let raw: string | null;
+    try {
+      raw = localStorage.getItem(name);
+    } catch {
+      return null;
+    }
+    if (raw === null) return null;
+    try {
+      const stored = JSON.parse(raw) as unknown;
+      if (
+        isObject(stored) &&
+        stored.version === 0 &&
+        isObject(stored.state) &&
+        (stored.state.account === null || isAccount(stored.state.account))
+      ) {
+        return stored as Stored;
+      }
+    } catch {
+      // Not JSON: removed below like any other unreadable value.
+    }
+    localStorage.removeItem(name);
+    return null;
+  },
+  setItem: (name, value) => localStorage.setItem(name, JSON.stringify(value)),
+  removeItem: (name) => localStorage.removeItem(name),
+};
 
 /**
  * zustand's persist middleware writes exactly `{"state": {"account": {...}}, "version": 0}`, the shape contract.md
@@ -31,7 +87,7 @@ export const useLogin = create<LoginState>()(
     {
       name: STORAGE_KEY,
       version: 0,
-      storage: createJSONStorage(() => localStorage),
+      storage,
       partialize: (state) => ({ account: state.account }),
     },
   ),
@@ -109,16 +165,27 @@ export function refreshDelay(account: Account, now = Date.now()): number {
   return Math.max(0, Date.parse(account.expires_at) - REFRESH_MARGIN_MS - now);
 }
 
-export async function logOut(): Promise<void> {
+/**
+ * "Logged out" only once the service confirmed it (contract.md): its 204, or an answer saying the session had
+ * already ended. Any other failure (no network, a rate limit, a 5xx) keeps the login, which still works, and
+ * says the logout failed, so nobody walks away from a shared computer believing they logged out.
+ */
+export async function logOut(): Promise<boolean> {
   const token = useLogin.getState().account?.jwt;
   if (token) {
     try {
       await request('POST', '/v1/users/logout', { token });
-    } catch {
-      // Already ended or unreachable: the page forgets the login either way.
+    } catch (error) {
+      if (!(error instanceof ApiError && SESSION_ENDING_CODES.has(error.code))) {
+        useLogin.setState({
+          notice: { text: `Logging out failed: ${describeError(error)} You are still logged in.`, tone: 'warning' },
+        });
+        return false;
+      }
     }
   }
   endSession('You are logged out.', 'info');
+  return true;
 }
 
 /** Another tab logged in, renewed, switched or logged out: follow it instead of holding a dead token. */

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorator';
 import { CredentialService } from '../auth/credentials/credential.service';
@@ -6,7 +6,8 @@ import type { Principal } from '../auth/credentials/principal';
 import { ApiError } from '../common/errors/api-error';
 import { Client, type ClientInfo } from '../common/http/client-info';
 import { ApiKeysService } from './api-keys.service';
-import { ApiKeyListDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
+import { ApiKeyListQueryDto, ApiKeyPageDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
+import { NO_STORE_HEADERS, NoStore } from '../common/http/no-store';
 
 @ApiTags('apikeys')
 @Controller({ path: 'apikeys', version: '1' })
@@ -16,7 +17,8 @@ export class ApiKeysController {
   @Post()
   @Auth({ permission: 'apikeys:manage', jwtOnly: true })
   @ApiOperation({ summary: 'Issue an API key (key:secret) with a subset of your permissions' })
-  @ApiCreatedResponse({ type: CreatedApiKeyDto })
+  @NoStore()
+  @ApiCreatedResponse({ type: CreatedApiKeyDto, headers: NO_STORE_HEADERS })
   create(
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateApiKeyDto,
@@ -28,9 +30,9 @@ export class ApiKeysController {
   @Get()
   @Auth({ permission: 'apikeys:manage' })
   @ApiOperation({ summary: "The current company's API keys (never their secrets)" })
-  @ApiOkResponse({ type: ApiKeyListDto })
-  async list(@CurrentPrincipal() principal: Principal): Promise<ApiKeyListDto> {
-    return { data: await this.apiKeys.list(principal.companyId) };
+  @ApiOkResponse({ type: ApiKeyPageDto })
+  list(@CurrentPrincipal() principal: Principal, @Query() query: ApiKeyListQueryDto): Promise<ApiKeyPageDto> {
+    return this.apiKeys.list(principal.companyId, query);
   }
 
   @Delete(':id')

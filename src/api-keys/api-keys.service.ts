@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
-import { DataSource, IsNull } from 'typeorm';
+import { HttpStatus, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { requestContext } from '../audit/audit-actor';
 import { AuditRecorder } from '../audit/audit-recorder.service';
 import { sha256Hex } from '../auth/credentials/sha256';
@@ -8,10 +8,14 @@ import type { Principal } from '../auth/credentials/principal';
 import { RevocationBus } from '../auth/credentials/revocation-bus';
 import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
+import { ErrorCode } from '../common/errors/error-codes';
 import type { ClientInfo } from '../common/http/client-info';
+import { escapeLike, type Page, toPage } from '../common/http/pagination';
+import { Employee } from '../employee/employee.entity';
 import { grantableBy } from '../permissions/grantable';
+import { coversAll, type Grant } from '../permissions/permission';
 import { ApiKey } from './api-key.entity';
-import type { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
+import type { ApiKeyDto, ApiKeyListQueryDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
 
 /** API keys of one company: issued by an employee, bound to that employee and company. */
 @Injectable()
@@ -58,23 +62,56 @@ export class ApiKeysService {
     return { id: key.id, name: key.name, permissions, api_key: `${keyId}:${secret}` };
   }
 
-  async list(companyId: number): Promise<ApiKeyDto[]> {
-    const keys = await this.dataSource.getRepository(ApiKey).find({
-      where: { companyId, revokedAt: IsNull() },
-      order: { createdAt: 'ASC' },
-    });
-    return keys.map((key) => ({
-      id: key.id,
-      name: key.name,
-      permissions: key.permissions,
-      created_at: key.createdAt.toISOString(),
-      last_used_at: key.lastUsedAt?.toISOString() ?? null,
+  async list(companyId: number, query: ApiKeyListQueryDto): Promise<Page<ApiKeyDto>> {
+    const builder = this.dataSource
+      .getRepository(ApiKey)
+      .createQueryBuilder('key')
+      .innerJoin(Employee, 'owner', 'owner.id = key.employeeId')
+      .select(['key.id', 'key.keyId', 'key.name', 'key.permissions', 'key.createdAt', 'key.lastUsedAt'])
+      .addSelect(['owner.id', 'owner.email'])
+      .where('key.companyId = :companyId AND key.revokedAt IS NULL', { companyId });
+    if (query.prefix) builder.andWhere('key.keyId LIKE :prefix', { prefix: `${escapeLike(query.prefix)}%` });
+    if (query.owner) builder.andWhere('key.employeeId = :owner', { owner: query.owner });
+    const total = await builder.getCount();
+    const rows = await builder
+      .orderBy('key.createdAt', 'ASC')
+      .addOrderBy('key.id', 'ASC')
+      .offset(query.offset)
+      .limit(query.per_page)
+      .getRawMany<Record<string, unknown>>();
+    const data = rows.map((row) => ({
+      id: row.key_id as string,
+      name: row.key_name as string,
+      prefix: row.key_key_id as string,
+      owner: { id: row.owner_id as number, email: row.owner_email as string },
+      permissions: row.key_permissions as Grant[],
+      created_at: new Date(row.key_created_at as string).toISOString(),
+      last_used_at: row.key_last_used_at ? new Date(row.key_last_used_at as string).toISOString() : null,
     }));
+    return toPage(data, total, query);
   }
 
   /** Revokes a key of the caller's company; keys of other companies, and revoked ones, are "not found". */
   async revoke(principal: Principal, id: string, client: ClientInfo): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
+      // The owner's permissions now, not the key's: revoking must not be a way to act against someone who
+      // holds more. The row lock keeps a concurrent permission change from slipping between check and update.
+      const [owner] = await manager.query<Array<{ permissions: Grant[] | null }>>(
+        `SELECT membership.permissions FROM api_key
+           LEFT JOIN membership ON membership.employee_id = api_key.employee_id
+                               AND membership.company_id = api_key.company_id
+          WHERE api_key.id = $1 AND api_key.company_id = $2 AND api_key.revoked_at IS NULL
+          FOR UPDATE OF api_key`,
+        [id, principal.companyId],
+      );
+      if (!owner) throw ApiError.notFound('No such API key.');
+      if (!coversAll(principal.permissions, owner.permissions ?? [])) {
+        throw new ApiError(
+          ErrorCode.PermissionDenied,
+          HttpStatus.FORBIDDEN,
+          'The owner of this API key holds permissions you do not; only someone holding them all can revoke it.',
+        );
+      }
       const revoked: Array<{ name: string; key_id: string; email: string }> = await manager.query(
         `WITH revoked AS (
            UPDATE api_key SET revoked_at = $3 WHERE id = $1 AND company_id = $2 AND revoked_at IS NULL

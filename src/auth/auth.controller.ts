@@ -8,6 +8,7 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import { ErrorBodySchema } from '../common/errors/error-body.schema';
+import { NO_STORE_HEADERS, NoStore } from '../common/http/no-store';
 import { Client, type ClientInfo } from '../common/http/client-info';
 import { Public } from './auth.decorator';
 import { CredentialsDto, LoginDto } from './dto/credentials.dto';
@@ -34,18 +35,27 @@ export class AuthController {
   @ApiUnauthorizedResponse({ description: 'error_invalid_credentials', type: ErrorBodySchema })
   @ApiTooManyRequestsResponse(FAILED_LOGINS)
   async authenticateInit(@Body() body: CredentialsDto, @Client() client: ClientInfo): Promise<CompanyListDto> {
-    return { companies: await this.login.listCompanies(body.email, body.password, client) };
+    const { companies, otpRequired } = await this.login.listCompanies(body.email, body.password, client);
+    return { companies, otp_required: otpRequired };
   }
 
   @Post('authenticatefinish')
   @Public()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Login step 2: a token bound to the chosen company and a new login session' })
-  @ApiOkResponse({ type: LoginResultDto })
-  @ApiUnauthorizedResponse({ description: 'error_invalid_credentials', type: ErrorBodySchema })
+  @NoStore()
+  @ApiOkResponse({ type: LoginResultDto, headers: NO_STORE_HEADERS })
+  @ApiUnauthorizedResponse({
+    description:
+      'error_invalid_credentials; error_otp_required (TOTP on, no code sent); error_otp_invalid (wrong or used code)',
+    type: ErrorBodySchema,
+  })
   @ApiForbiddenResponse({ description: 'error_company_not_member', type: ErrorBodySchema })
   @ApiTooManyRequestsResponse(FAILED_LOGINS)
   authenticateFinish(@Body() body: LoginDto, @Client() client: ClientInfo): Promise<LoginResultDto> {
-    return this.login.login(body.email, body.password, body.company_id, client);
+    return this.login.login(body.email, body.password, body.company_id, client, {
+      otp: body.otp,
+      recovery_code: body.recovery_code,
+    });
   }
 }

@@ -9,6 +9,8 @@ import { CredentialService } from './credentials/credential.service';
 import { RevocationBus } from './credentials/revocation-bus';
 import { UsageRecorder } from './credentials/usage-recorder';
 import { LoginService } from './login.service';
+import { SecondFactorService } from './mfa/second-factor.service';
+import { TotpSecretBox } from './mfa/totp-secret-box';
 import { ApiKeyStrategy } from './strategies/api-key.strategy';
 import { CREDENTIAL_STRATEGIES } from './strategies/credential-strategy';
 import { JwtStrategy } from './strategies/jwt.strategy';
@@ -24,6 +26,8 @@ import { TokenIssuer } from './tokens/token-issuer.service';
   controllers: [AuthController],
   providers: [
     { provide: JwtKeyRing, inject: [AppConfig], useFactory: (config: AppConfig) => JwtKeyRing.fromConfig(config) },
+    { provide: TotpSecretBox, inject: [JwtKeyRing], useFactory: (ring: JwtKeyRing) => new TotpSecretBox(ring) },
+    SecondFactorService,
     ApiKeyStrategy,
     JwtStrategy,
     {
@@ -39,6 +43,6 @@ import { TokenIssuer } from './tokens/token-issuer.service';
     LoginService,
     AuthGuard,
   ],
-  exports: [AuthGuard, CredentialService, RevocationBus, TokenIssuer],
+  exports: [AuthGuard, CredentialService, RevocationBus, TokenIssuer, LoginService, SecondFactorService, TotpSecretBox],
 })
 export class AuthModule {}

@@ -18,7 +18,7 @@ export function toLoginResult(
   pair: IssuedPair,
   session: LoginSession,
   company: Company,
-  employee: Employee,
+  employee: Pick<Employee, 'id' | 'email' | 'name'>,
 ): LoginResult {
   return {
     jwt: pair.jwt,

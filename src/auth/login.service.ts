@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { HttpStatus, Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { ANONYMOUS } from '../audit/audit-actor';
 import type { LoginFailureReason } from '../audit/audit-event';
 import { AuditRecorder } from '../audit/audit-recorder.service';
@@ -17,6 +17,7 @@ import { appMetrics } from '../metrics/app-metrics';
 import { RATE_LIMIT_STORAGE, type RateLimitStorage } from '../counters/rate-limit-storage';
 import { sha256Hex } from './credentials/sha256';
 import { type LoginResult, toLoginResult } from './login-result';
+import { SecondFactorService, type SecondFactorInput } from './mfa/second-factor.service';
 import { LoginSession } from '../sessions/login-session.entity';
 import { TokenIssuer } from './tokens/token-issuer.service';
 
@@ -28,6 +29,8 @@ export const FAILED_LOGIN_LIMIT = 10;
 export const FAILED_LOGIN_WINDOW_MS = 15 * 60 * 1000;
 
 export type { ClientInfo } from '../common/http/client-info';
+
+const lockKeyOf = (email: string) => `login-failures:${sha256Hex(email.trim().toLowerCase())}`;
 
 /** The two-step login: credentials → the account's companies → a token bound to the chosen one. */
 @Injectable()
@@ -41,20 +44,31 @@ export class LoginService {
     private readonly clock: Clock,
     @Inject(RATE_LIMIT_STORAGE) private readonly counters: RateLimitStorage,
     private readonly audit: AuditRecorder,
+    private readonly secondFactor: SecondFactorService,
   ) {}
 
+  /** Login step 1; `otpRequired` is told only to someone who proved the password. */
   async listCompanies(
     email: string,
     password: string,
     client: ClientInfo,
-  ): Promise<Array<{ id: number; name: string }>> {
+  ): Promise<{ companies: Array<{ id: number; name: string }>; otpRequired: boolean }> {
     const employee = await this.checkCredentials(email, password, client);
     const memberships = await this.memberships.companiesOf(employee.id);
-    return memberships.map(({ company }) => ({ id: company!.id, name: company!.name }));
+    return {
+      companies: memberships.map(({ company }) => ({ id: company!.id, name: company!.name })),
+      otpRequired: employee.totpEnabledAt !== null,
+    };
   }
 
-  async login(email: string, password: string, companyId: number, client: ClientInfo): Promise<LoginResult> {
-    const employee = await this.checkCredentials(email, password, client);
+  async login(
+    email: string,
+    password: string,
+    companyId: number,
+    client: ClientInfo,
+    secondFactor: SecondFactorInput = {},
+  ): Promise<LoginResult> {
+    const employee = await this.verifyAccount(email, password, client, secondFactor);
     const membership = await this.memberships.find(employee.id, companyId);
     if (!membership) {
       appMetrics.login('not_member');
@@ -65,42 +79,92 @@ export class LoginService {
         'The account does not belong to this company.',
       );
     }
-    const now = this.clock.now();
-    const result = await this.dataSource.transaction(async (manager) => {
-      const company = await manager.findOneByOrFail(Company, { id: companyId });
-      const session = manager.create(LoginSession, {
-        id: randomUUID(),
-        employeeId: employee.id,
-        companyId,
-        createdAt: now,
-        lastUsedAt: now,
-        ip: client.ip.slice(0, 64),
-        userAgent: client.userAgent?.slice(0, 512) ?? null,
-        endedAt: null,
-        endReason: null,
-      });
-      await manager.insert(LoginSession, session);
-      const pair = await this.issuer.issue(manager, session, companyId, now);
-      await this.audit.record(manager, {
-        type: 'login.succeeded',
-        companyId,
-        actor: { kind: 'employee', id: employee.id, email: employee.email },
-        sessionId: session.id,
-        ip: client.ip,
-        userAgent: client.userAgent,
-      });
-      return toLoginResult(pair, session, company, employee);
-    });
+    const result = await this.dataSource.transaction((manager) =>
+      this.openSession(manager, employee, companyId, client),
+    );
     appMetrics.login('success');
     return result;
   }
 
   /**
-   * The same answer, in about the same time, for an unknown e-mail and a wrong password. Locked-out e-mails
-   * are refused before any password is checked, whether or not they exist.
+   * A new login session in `companyId` for an employee whose credentials were verified, inside the caller's
+   * transaction, with its `login.succeeded` event: the end of a login, and of an accepted invitation.
    */
-  private async checkCredentials(email: string, password: string, client: ClientInfo): Promise<Employee> {
-    const lockKey = `login-failures:${sha256Hex(email.trim().toLowerCase())}`;
+  async openSession(
+    manager: EntityManager,
+    employee: Pick<Employee, 'id' | 'email' | 'name'>,
+    companyId: number,
+    client: ClientInfo,
+  ): Promise<LoginResult> {
+    const now = this.clock.now();
+    const company = await manager.findOneByOrFail(Company, { id: companyId });
+    const session = manager.create(LoginSession, {
+      id: randomUUID(),
+      employeeId: employee.id,
+      companyId,
+      createdAt: now,
+      lastUsedAt: now,
+      ip: client.ip.slice(0, 64),
+      userAgent: client.userAgent?.slice(0, 512) ?? null,
+      endedAt: null,
+      endReason: null,
+    });
+    await manager.insert(LoginSession, session);
+    const pair = await this.issuer.issue(manager, session, companyId, now);
+    await this.audit.record(manager, {
+      type: 'login.succeeded',
+      companyId,
+      actor: { kind: 'employee', id: employee.id, email: employee.email },
+      sessionId: session.id,
+      ip: client.ip,
+      userAgent: client.userAgent,
+    });
+    return toLoginResult(pair, session, company, employee);
+  }
+
+  /**
+   * The password, then the second factor when the account has TOTP on: what a login and an invitation accepted
+   * with an existing account both prove. Wrong codes count toward the e-mail's login lock like wrong passwords;
+   * the lock's count is cleared only once both factors passed, so a known password does not reopen guessing.
+   */
+  async verifyAccount(
+    email: string,
+    password: string,
+    client: ClientInfo,
+    secondFactor: SecondFactorInput,
+  ): Promise<Employee> {
+    const employee = await this.checkCredentials(email, password, client);
+    if (employee.totpEnabledAt === null) return employee;
+    const outcome = await this.secondFactor.check(employee.id, secondFactor);
+    if (outcome === 'missing') {
+      await this.recordFailure({ employeeId: employee.id }, 'otp_required', client);
+      throw new ApiError(
+        ErrorCode.OtpRequired,
+        HttpStatus.UNAUTHORIZED,
+        'This account needs a one-time code (otp) or a recovery code (recovery_code).',
+      );
+    }
+    if (outcome === 'invalid') {
+      await this.counters.hitWindow(lockKeyOf(email), FAILED_LOGIN_WINDOW_MS, FAILED_LOGIN_LIMIT);
+      appMetrics.login('invalid_credentials');
+      await this.recordFailure({ employeeId: employee.id }, 'otp_invalid', client);
+      throw new ApiError(
+        ErrorCode.OtpInvalid,
+        HttpStatus.UNAUTHORIZED,
+        'The one-time code or recovery code is not valid.',
+      );
+    }
+    await this.counters.reset(lockKeyOf(email));
+    return employee;
+  }
+
+  /**
+   * The same answer, in about the same time, for an unknown e-mail and a wrong password. Locked-out e-mails
+   * are refused before any password is checked, whether or not they exist. Also the check of a current password
+   * before an account change (which therefore counts toward the same lock).
+   */
+  async checkCredentials(email: string, password: string, client: ClientInfo): Promise<Employee> {
+    const lockKey = lockKeyOf(email);
     const failures = await this.counters.peekWindow(lockKey, FAILED_LOGIN_WINDOW_MS, FAILED_LOGIN_LIMIT);
     // While Redis is away the storage counts this instance's share of the limit only (record.limit).
     if (failures.hits >= (failures.limit ?? FAILED_LOGIN_LIMIT)) {
@@ -123,7 +187,8 @@ export class LoginService {
       await this.recordFailure({ email }, 'invalid_credentials', client);
       throw new ApiError(ErrorCode.InvalidCredentials, HttpStatus.UNAUTHORIZED, 'The e-mail or password is wrong.');
     }
-    await this.counters.reset(lockKey);
+    // With TOTP on, the count is cleared only after the second factor (verifyAccount).
+    if (employee.totpEnabledAt === null) await this.counters.reset(lockKey);
     return employee;
   }
 

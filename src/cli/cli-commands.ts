@@ -7,6 +7,7 @@ import { CompanyService } from '../company/company.service';
 import { EmployeeService } from '../employee/employee.service';
 import { parseGrants } from '../permissions/permission';
 import { OperatorActionsService } from './operator-actions.service';
+import { listCompanies, listEmployees, listSessions } from './operator-lists';
 
 /** Bad input the operator can fix; printed as one line, exit code 2. */
 export class UsageError extends Error {
@@ -30,7 +31,12 @@ export interface CliCommand {
   /** Checks the flags before the database is opened, so a typo is reported as a typo. */
   check?(flags: Record<string, string>): void;
   /** The result, printed as one JSON line; `undefined` when the command wrote its own lines. */
-  run(app: INestApplicationContext, flags: Record<string, string>): Promise<unknown>;
+  /** `out` prints a line before the result (audit:export); standard output unless run for the service's socket. */
+  run(
+    app: INestApplicationContext,
+    flags: Record<string, string>,
+    out?: (line: string) => Promise<void>,
+  ): Promise<unknown>;
 }
 
 function positiveInteger(flag: string, value: string): number {
@@ -52,7 +58,7 @@ function timeFlag(flag: string, value: string | undefined): Date | undefined {
 }
 
 /** One line, waiting when standard output is full, so an export of millions of events stays in small memory. */
-async function writeLine(line: string): Promise<void> {
+export async function writeLine(line: string): Promise<void> {
   if (!process.stdout.write(`${line}\n`)) await new Promise((resolve) => process.stdout.once('drain', resolve));
 }
 
@@ -131,10 +137,10 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
       timeFlag('since', flags.since);
       timeFlag('until', flags.until);
     },
-    async run(app, flags) {
+    async run(app, flags, out = writeLine) {
       const filter = { since: timeFlag('since', flags.since), until: timeFlag('until', flags.until) };
       for await (const event of app.get(AuditEventsService).export(positiveInteger('company', flags.company), filter)) {
-        await writeLine(JSON.stringify(event));
+        await out(JSON.stringify(event));
       }
       return undefined;
     },
@@ -159,5 +165,24 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
       if (!(await app.get(SessionService).revokeById(id))) throw new UsageError(`no session has the id ${id}`);
       return { id, revoked: true };
     },
+  },
+  'company:list': {
+    summary: 'list the companies (a JSON array)',
+    flags: { required: [] },
+    run: (app) => listCompanies(app),
+  },
+  'employee:list': {
+    summary: "list the employees, or with --company a company's members and their permissions (a JSON array)",
+    flags: { required: [], optional: ['company'] },
+    check(flags) {
+      if (flags.company !== undefined) positiveInteger('company', flags.company);
+    },
+    run: (app, flags) =>
+      listEmployees(app, flags.company === undefined ? undefined : positiveInteger('company', flags.company)),
+  },
+  'session:list': {
+    summary: "list an employee's live login sessions (a JSON array)",
+    flags: { required: ['email'] },
+    run: (app, flags) => listSessions(app, flags.email),
   },
 };

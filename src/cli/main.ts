@@ -7,7 +7,8 @@ import { createLogger } from '../common/logging/logger';
 import { NestLogger } from '../common/logging/nest-logger';
 import { ConfigError, loadConfig } from '../config/app-config';
 import { loadEnvFile } from '../config/env-file';
-import { CLI_COMMANDS, type CliCommand, FROM_STDIN, UsageError } from './cli-commands';
+import { CLI_COMMANDS, type CliCommand, FROM_STDIN, UsageError, writeLine } from './cli-commands';
+import { forwardToService } from './operator-socket';
 import { readSecret } from './read-secret';
 import { CliModule } from './cli.module';
 
@@ -116,6 +117,19 @@ async function main(): Promise<number> {
     process.stderr.write(`Configuration error: ${error.message}\n`);
     return 2;
   }
+  // On the embedded database a running service owns the data folder: it runs the command for us.
+  if (config.usesEmbeddedDatabase) {
+    const forwarded = await forwardToService(config.dataDir, { command: parsed.name, flags: parsed.flags }, writeLine);
+    if (forwarded) {
+      if ('error' in forwarded) {
+        process.stderr.write(`error: ${forwarded.error}\n`);
+        return forwarded.exit;
+      }
+      if (forwarded.result !== undefined) process.stdout.write(`${JSON.stringify(forwarded.result)}\n`);
+      return 0;
+    }
+  }
+
   // Standard output carries only the result; diagnostics go to standard error.
   const logger = createLogger('warn', pino.destination({ dest: 2, sync: true }));
 

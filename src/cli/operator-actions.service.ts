@@ -5,15 +5,12 @@ import { AuditRecorder } from '../audit/audit-recorder.service';
 import { RevocationBus } from '../auth/credentials/revocation-bus';
 import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
-import {
-  EmployeeService,
-  PASSWORD_MAX_LENGTH,
-  PASSWORD_MIN_LENGTH,
-  normalizeEmail,
-} from '../employee/employee.service';
+import { EmployeeService, assertAcceptablePassword, normalizeEmail } from '../employee/employee.service';
 import { PasswordHasher } from '../employee/password-hasher';
+import { removeMembership } from '../membership/membership-removal';
 import { MembershipService } from '../membership/membership.service';
 import type { Grant } from '../permissions/permission';
+import { endSessionsOf } from '../sessions/end-sessions';
 
 export interface MembershipView {
   employee_id: number;
@@ -76,42 +73,22 @@ export class OperatorActionsService {
   /**
    * Takes an employee out of a company: the membership goes, and so do the employee's credentials there —
    * tokens issued for that company are blacklisted, sessions whose working company it is are ended, and API
-   * keys of that company are revoked. Sessions working in another company go on.
+   * keys of that company are revoked. Sessions working in another company go on. A company's last `*` holder
+   * stays (403, so exit code 2): nobody could hand out every permission again.
    */
   async removeMembership(email: string, companyId: number): Promise<{ employee_id: number; company_id: number }> {
     const employee = await this.employees.findByEmail(email);
     if (!employee) throw ApiError.notFound(`no employee has the e-mail ${normalizeEmail(email)}`);
     const now = this.clock.now();
     await this.dataSource.transaction(async (manager) => {
-      const removed: Array<{ permissions: Grant[] }> = await manager.query(
-        `WITH removed AS (DELETE FROM membership WHERE employee_id = $1 AND company_id = $2 RETURNING permissions)
-         SELECT permissions FROM removed`,
-        [employee.id, companyId],
-      );
-      if (removed.length !== 1) {
-        throw ApiError.notFound(`${employee.email} is not a member of company ${companyId}`);
-      }
-      await manager.query(
-        `UPDATE issued_token SET revoked_at = $3, revoke_reason = 'membership_removed'
-          WHERE company_id = $2 AND revoked_at IS NULL
-            AND session_id IN (SELECT id FROM login_session WHERE employee_id = $1)`,
-        [employee.id, companyId, now],
-      );
-      await manager.query(
-        `UPDATE login_session SET ended_at = $3, end_reason = 'membership_removed'
-          WHERE employee_id = $1 AND company_id = $2 AND ended_at IS NULL`,
-        [employee.id, companyId, now],
-      );
-      await manager.query(
-        'UPDATE api_key SET revoked_at = $3 WHERE employee_id = $1 AND company_id = $2 AND revoked_at IS NULL',
-        [employee.id, companyId, now],
-      );
+      const removed = await removeMembership(manager, employee.id, companyId, now);
+      if (!removed) throw ApiError.notFound(`${employee.email} is not a member of company ${companyId}`);
       await this.audit.record(manager, {
         type: 'membership.removed',
         companyId,
         actor: OPERATOR,
         subject: { kind: 'employee', id: employee.id, email: employee.email },
-        details: { permissions: [...removed[0].permissions].sort() },
+        details: { permissions: [...removed.permissions].sort() },
       });
     });
     // One notice covers every cached credential of the employee in that company, JWTs and API keys alike.
@@ -121,12 +98,9 @@ export class OperatorActionsService {
 
   /** Replaces the password and ends every session of the employee (API keys are not sessions and stay). */
   async setPassword(email: string, password: string): Promise<{ id: number; email: string }> {
-    if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
-      const message = `must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters long`;
-      throw ApiError.validation(`password ${message}`, [{ field: 'password', message }]);
-    }
     const employee = await this.employees.findByEmail(email);
     if (!employee) throw ApiError.notFound(`no employee has the e-mail ${normalizeEmail(email)}`);
+    assertAcceptablePassword(password, employee.email);
     const passwordHash = await this.hasher.hash(password);
     const now = this.clock.now();
     const ended = await this.dataSource.transaction(async (manager) => {
@@ -135,25 +109,14 @@ export class OperatorActionsService {
         passwordHash,
         now,
       ]);
-      const sessions: Array<{ id: string }> = await manager.query(
-        `WITH ended AS (
-           UPDATE login_session SET ended_at = $2, end_reason = 'password_changed'
-            WHERE employee_id = $1 AND ended_at IS NULL RETURNING id)
-         SELECT id FROM ended`,
-        [employee.id, now],
-      );
-      await manager.query(
-        `UPDATE issued_token SET revoked_at = $2, revoke_reason = 'password_changed'
-          WHERE revoked_at IS NULL AND session_id IN (SELECT id FROM login_session WHERE employee_id = $1)`,
-        [employee.id, now],
-      );
+      const sessions = await endSessionsOf(manager, employee.id, now, 'password_changed');
       // In every company of the account: each one's administrators see that its sessions were ended.
       await this.audit.recordForAccount(
         manager,
         { employeeId: employee.id },
         { type: 'password.changed', actor: OPERATOR, details: { sessions_ended: sessions.length } },
       );
-      return sessions.map((session) => session.id);
+      return sessions;
     });
     await Promise.all(ended.map((sessionId) => this.bus.publish({ type: 'session', sessionId })));
     return { id: employee.id, email: employee.email };

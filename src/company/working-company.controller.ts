@@ -13,6 +13,7 @@ import { ErrorBodySchema } from '../common/errors/error-body.schema';
 import { Client, type ClientInfo } from '../common/http/client-info';
 import { AccountCompanyListDto, ChangeWorkingCompanyDto } from './dto/working-company.dto';
 import { WorkingCompanyService } from './working-company.service';
+import { NO_STORE_HEADERS, NoStore } from '../common/http/no-store';
 
 /** The working-company switch and the switcher's list; the paths sit in the `users` API group, as the source's do. */
 @ApiTags('users: authentication')
@@ -27,7 +28,8 @@ export class WorkingCompanyController {
     summary: 'Switch the session to another company of the account (at most 10 per 60 s per employee)',
     description: 'The previous token is blacklisted; the session and its login time are kept.',
   })
-  @ApiOkResponse({ type: LoginResultDto })
+  @NoStore()
+  @ApiOkResponse({ type: LoginResultDto, headers: NO_STORE_HEADERS })
   @ApiForbiddenResponse({ description: 'error_company_not_member', type: ErrorBodySchema })
   @ApiTooManyRequestsResponse({
     description: 'More than 10 switches within 60 seconds by this employee (body in the object form)',

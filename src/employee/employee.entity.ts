@@ -16,6 +16,13 @@ export class Employee {
   @Column({ name: 'password_hash', type: 'text', select: false })
   passwordHash: string;
 
+  /** The TOTP secret, AES-256-GCM encrypted (src/mfa); set at enrolment, on once `totpEnabledAt` is set. */
+  @Column({ name: 'totp_secret', type: 'text', nullable: true, select: false })
+  totpSecret?: string | null;
+
+  @Column({ name: 'totp_enabled_at', type: 'timestamptz', nullable: true })
+  totpEnabledAt: Date | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

@@ -6,8 +6,7 @@ import { ApiError } from '../common/errors/api-error';
 import { Employee } from './employee.entity';
 import { PasswordHasher } from './password-hasher';
 
-export const PASSWORD_MIN_LENGTH = 8;
-export const PASSWORD_MAX_LENGTH = 256;
+import { passwordProblem } from './password-rule';
 
 export interface NewEmployee {
   email: string;
@@ -17,6 +16,12 @@ export interface NewEmployee {
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
+}
+
+/** Refuses a new password that breaks the password rule: 400 `error_validation` naming `field`. */
+export function assertAcceptablePassword(password: string, email: string | null, field = 'password'): void {
+  const problem = passwordProblem(password, email);
+  if (problem) throw ApiError.validation(`${field} ${problem}`, [{ field, message: problem }]);
 }
 
 const UNIQUE_VIOLATION = '23505';
@@ -36,10 +41,7 @@ export class EmployeeService {
       throw ApiError.validation('email must be an e-mail address', [
         { field: 'email', message: 'must be an e-mail address' },
       ]);
-    if (input.password.length < PASSWORD_MIN_LENGTH || input.password.length > PASSWORD_MAX_LENGTH) {
-      const message = `must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters long`;
-      throw ApiError.validation(`password ${message}`, [{ field: 'password', message }]);
-    }
+    assertAcceptablePassword(input.password, email);
     const name = input.name?.trim() || email.split('@')[0];
     const passwordHash = await this.hasher.hash(input.password);
     try {

@@ -1,7 +1,14 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 export type SessionEndReason =
-  'logout' | 'revoked' | 'admin_revoked' | 'refresh_reuse' | 'membership_removed' | 'password_changed';
+  | 'logout'
+  | 'revoked'
+  | 'admin_revoked'
+  | 'refresh_reuse'
+  | 'membership_removed'
+  | 'password_changed'
+  | 'password_reset'
+  | 'mfa_enabled';
 
 /** One login of one employee: it spans company switches and refreshes, and ends at logout or revocation. */
 @Entity({ name: 'login_session' })

@@ -16,6 +16,7 @@ import { ErrorBodySchema } from '../common/errors/error-body.schema';
 import { Client, type ClientInfo } from '../common/http/client-info';
 import { RefreshTokenDto, SessionListDto } from './dto/sessions.dto';
 import { SessionService } from './session.service';
+import { NO_STORE_HEADERS, NoStore } from '../common/http/no-store';
 
 /** Login sessions after login: refresh rotation, logout, listing and revocation; in the `users` API group. */
 @ApiTags('users: authentication')
@@ -34,7 +35,8 @@ export class SessionsController {
       '(400, more than 30 days since login), error_jwt_expired (400). A used refresh token presented again more ' +
       'than 10 s after its use ends the whole session.',
   })
-  @ApiOkResponse({ type: LoginResultDto })
+  @NoStore()
+  @ApiOkResponse({ type: LoginResultDto, headers: NO_STORE_HEADERS })
   @ApiUnauthorizedResponse({ description: 'error_refresh_token_invalid', type: ErrorBodySchema })
   @ApiBadRequestResponse({
     description:

@@ -1,12 +1,18 @@
-import { Body, Controller, Get, Post, Put } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Post, Put, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorator';
 import type { Principal } from '../auth/credentials/principal';
 import { Client, type ClientInfo } from '../common/http/client-info';
 import { ApiRecordId, RecordId } from '../common/http/record-id';
 import { ReplacePermissionsDto } from './dto/user-permissions.dto';
-import { CompanyEmployeeDto, CreateEmployeeDto, EmployeeListDto, MeDto } from './dto/users.dto';
+import { CompanyEmployeeDto, CreateEmployeeDto, EmployeeListQueryDto, EmployeePageDto, MeDto } from './dto/users.dto';
 import { UserPermissionsService } from './user-permissions.service';
+import { UserRemovalService } from './user-removal.service';
+import { AccountMfaService } from './account-mfa.service';
+import { AccountPasswordService } from './account-password.service';
+import { ResetCodeDto } from './dto/account.dto';
+import { NO_SUCH_EMPLOYEE } from './staff-guard';
+import { NO_STORE_HEADERS, NoStore } from '../common/http/no-store';
 import { UsersService } from './users.service';
 
 @ApiTags('users')
@@ -15,6 +21,9 @@ export class UsersController {
   constructor(
     private readonly users: UsersService,
     private readonly userPermissions: UserPermissionsService,
+    private readonly removal: UserRemovalService,
+    private readonly passwords: AccountPasswordService,
+    private readonly mfa: AccountMfaService,
   ) {}
 
   @Get('me')
@@ -27,10 +36,10 @@ export class UsersController {
 
   @Get()
   @Auth({ permission: 'users:read' })
-  @ApiOperation({ summary: 'The employees of the current company' })
-  @ApiOkResponse({ type: EmployeeListDto })
-  async list(@CurrentPrincipal() principal: Principal): Promise<EmployeeListDto> {
-    return { data: await this.users.list(principal.companyId) };
+  @ApiOperation({ summary: 'The employees of the current company, a page at a time' })
+  @ApiOkResponse({ type: EmployeePageDto })
+  list(@CurrentPrincipal() principal: Principal, @Query() query: EmployeeListQueryDto): Promise<EmployeePageDto> {
+    return this.users.list(principal.companyId, query);
   }
 
   @Post()
@@ -63,5 +72,57 @@ export class UsersController {
     @Client() client: ClientInfo,
   ): Promise<CompanyEmployeeDto> {
     return this.userPermissions.replace(principal, id, body, client);
+  }
+
+  @Delete(':id')
+  @Auth({ permission: 'users:write', jwtOnly: true })
+  @HttpCode(HttpStatus.NO_CONTENT)
+  @ApiOperation({
+    summary: 'Remove an employee from the current company (the account and its other companies stay)',
+    description:
+      "The employee's tokens for this company and API keys in it are blacklisted on every instance before the " +
+      'answer. Never yourself, never someone holding a permission you lack, never the last `*` holder: 403.',
+  })
+  @ApiRecordId('employee')
+  @ApiNoContentResponse({ description: 'Removed' })
+  async remove(
+    @CurrentPrincipal() principal: Principal,
+    @RecordId('No such employee in this company.') id: number,
+    @Client() client: ClientInfo,
+  ): Promise<void> {
+    await this.removal.remove(principal, id, client);
+  }
+
+  @Post(':id/passwordreset')
+  @Auth({ permission: 'users:write', jwtOnly: true })
+  @NoStore()
+  @ApiOperation({
+    summary: 'Issue a password-reset code for an employee (shown once, valid 24 hours, single use)',
+    description:
+      'Only for an employee who belongs to no other company and holds nothing the caller lacks (else 403): a ' +
+      'company must never be able to take over an account another company relies on.',
+  })
+  @ApiRecordId('employee')
+  @ApiCreatedResponse({ type: ResetCodeDto, headers: NO_STORE_HEADERS })
+  issuePasswordReset(
+    @CurrentPrincipal() principal: Principal,
+    @RecordId(NO_SUCH_EMPLOYEE) id: number,
+    @Client() client: ClientInfo,
+  ): Promise<ResetCodeDto> {
+    return this.passwords.issueReset(principal, id, client);
+  }
+
+  @Post(':id/mfa/reset')
+  @Auth({ permission: 'users:write', jwtOnly: true })
+  @HttpCode(HttpStatus.NO_CONTENT)
+  @ApiOperation({ summary: "Turn an employee's TOTP off (same conditions as a password reset)" })
+  @ApiRecordId('employee')
+  @ApiNoContentResponse({ description: 'TOTP is off' })
+  async resetMfa(
+    @CurrentPrincipal() principal: Principal,
+    @RecordId(NO_SUCH_EMPLOYEE) id: number,
+    @Client() client: ClientInfo,
+  ): Promise<void> {
+    await this.mfa.adminReset(principal, id, client);
   }
 }

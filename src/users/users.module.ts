@@ -4,10 +4,14 @@ import { EmployeeModule } from '../employee/employee.module';
 import { UserPermissionsService } from './user-permissions.service';
 import { UsersController } from './users.controller';
 import { UsersService } from './users.service';
+import { AccountController } from './account.controller';
+import { AccountMfaService } from './account-mfa.service';
+import { AccountPasswordService } from './account-password.service';
+import { UserRemovalService } from './user-removal.service';
 
 @Module({
   imports: [EmployeeModule, AuthModule],
-  controllers: [UsersController],
-  providers: [UsersService, UserPermissionsService],
+  controllers: [UsersController, AccountController],
+  providers: [UsersService, UserPermissionsService, UserRemovalService, AccountPasswordService, AccountMfaService],
 })
 export class UsersModule {}

@@ -8,7 +8,14 @@ import { EmployeeService } from '../employee/employee.service';
 import { Membership } from '../membership/membership.entity';
 import { grantableBy } from '../permissions/grantable';
 import type { Grant } from '../permissions/permission';
-import type { CompanyEmployeeDto, CreateEmployeeDto, MeDto } from './dto/users.dto';
+import { escapeLike, type Page, toPage } from '../common/http/pagination';
+import type {
+  CompanyEmployeeDto,
+  CreateEmployeeDto,
+  EmployeeListQueryDto,
+  ListedEmployeeDto,
+  MeDto,
+} from './dto/users.dto';
 
 /** Employees as seen from inside one company. */
 @Injectable()
@@ -30,18 +37,33 @@ export class UsersService {
     };
   }
 
-  async list(companyId: number): Promise<CompanyEmployeeDto[]> {
-    const memberships = await this.dataSource.getRepository(Membership).find({
-      where: { companyId },
-      relations: { employee: true },
-      order: { employeeId: 'ASC' },
-    });
-    return memberships.map(({ employee, permissions }) => ({
+  async list(companyId: number, query: EmployeeListQueryDto): Promise<Page<ListedEmployeeDto>> {
+    const builder = this.dataSource
+      .getRepository(Membership)
+      .createQueryBuilder('membership')
+      .innerJoinAndSelect('membership.employee', 'employee')
+      .where('membership.companyId = :companyId', { companyId });
+    if (query.q) {
+      builder.andWhere('(employee.email ILIKE :pattern OR employee.name ILIKE :pattern)', {
+        pattern: `%${escapeLike(query.q)}%`,
+      });
+    }
+    if (query.mfa) {
+      builder.andWhere(`employee.totpEnabledAt IS ${query.mfa === 'true' ? 'NOT NULL' : 'NULL'}`);
+    }
+    const [memberships, total] = await builder
+      .orderBy('membership.employeeId', 'ASC')
+      .offset(query.offset)
+      .limit(query.per_page)
+      .getManyAndCount();
+    const data = memberships.map(({ employee, permissions }) => ({
       id: employee!.id,
       email: employee!.email,
       name: employee!.name,
       permissions,
+      mfa: employee!.totpEnabledAt !== null,
     }));
+    return toPage(data, total, query);
   }
 
   /**

@@ -19,7 +19,7 @@ interface Created {
 }
 
 export function ApiKeys({ held }: { held: string[] }) {
-  const { data, error, reload } = useLoad(() => authed<{ data: ApiKey[] }>('GET', '/v1/apikeys'), []);
+  const { data, error, reload } = useLoad(() => authed<{ data: ApiKey[] }>('GET', '/v1/apikeys?per_page=100'), []);
   const [name, setName] = useState('');
   const [permissions, setPermissions] = useState<string[]>([]);
   const [created, setCreated] = useState<Created | null>(null);
@@ -131,6 +131,10 @@ export function ApiKeys({ held }: { held: string[] }) {
                   <div className="row-title">{key.name}</div>
                   <PermissionChips permissions={key.permissions} />
                   <div className="row-meta">
+                    <span>
+                      Key <code>{key.prefix}</code>
+                    </span>
+                    <span>Owner {key.owner.email}</span>
                     <span>Created {formatDateTime(key.created_at)}</span>
                     <span>Last used {formatDateTime(key.last_used_at)}</span>
                   </div>

@@ -3,6 +3,14 @@ import { type CompanyEmployee, describeError } from '../api';
 import { Alert, PermissionChips, PermissionPicker, useLoad } from '../components';
 import { covers, holds } from '../permissions';
 import { authed } from '../session';
+import { passwordProblem } from '../passwordRule';
+import { EmployeeActions, InviteEmployee } from './StaffActions';
+
+const PER_PAGE = 20;
+
+interface Listed extends CompanyEmployee {
+  mfa: boolean;
+}
 
 function AddEmployee({ held, onAdded }: { held: string[]; onAdded(name: string): void }) {
   const [email, setEmail] = useState('');
@@ -17,6 +25,8 @@ function AddEmployee({ held, onAdded }: { held: string[]; onAdded(name: string):
     setBusy(true);
     setError(null);
     try {
+      const problem = await passwordProblem(password, email);
+      if (problem) return setError(problem);
       const added = await authed<CompanyEmployee>('POST', '/v1/users', { email, name, password, permissions });
       setEmail('');
       setName('');
@@ -62,7 +72,7 @@ function AddEmployee({ held, onAdded }: { held: string[]; onAdded(name: string):
             value={password}
             onChange={(e) => setPassword(e.target.value)}
           />
-          <span className="hint">At least 8 characters. Hand it over privately.</span>
+          <span className="hint">8 to 256 characters, not a common password. Hand it over privately.</span>
         </div>
       </div>
       <PermissionPicker legend="Permissions" held={held} value={permissions} onChange={setPermissions} />
@@ -125,12 +135,19 @@ function EditPermissions({
 export function Employees({ held, selfId }: { held: string[]; selfId: number }) {
   const canRead = holds(held, 'users:read');
   const canWrite = holds(held, 'users:write');
-  const { data, error, reload } = useLoad(
-    () => (canRead ? authed<{ data: CompanyEmployee[] }>('GET', '/v1/users') : Promise.resolve({ data: [] })),
-    [canRead],
-  );
+  const [query, setQuery] = useState('');
+  const [search, setSearch] = useState('');
+  const [page, setPage] = useState(1);
+  const { data, error, reload } = useLoad(() => {
+    if (!canRead) return Promise.resolve({ data: [] as Listed[], total: 0 });
+    const params = new URLSearchParams({ page: String(page), per_page: String(PER_PAGE) });
+    if (search) params.set('q', search);
+    return authed<{ data: Listed[]; total: number }>('GET', `/v1/users?${params}`);
+  }, [canRead, page, search]);
   const [editing, setEditing] = useState<number | null>(null);
   const [message, setMessage] = useState<string | null>(null);
+  const [changed, setChanged] = useState<string | null>(null);
+  const pages = data ? Math.max(1, Math.ceil(data.total / PER_PAGE)) : 1;
 
   return (
     <div className="stack">
@@ -143,6 +160,31 @@ export function Employees({ held, selfId }: { held: string[]; selfId: number }) 
               company always keeps one holder of <code>*</code>.
             </p>
           )}
+          {changed && <Alert tone="success">{changed}</Alert>}
+          <form
+            className="button-row"
+            role="search"
+            onSubmit={(e) => {
+              e.preventDefault();
+              setPage(1);
+              setSearch(query.trim());
+            }}
+          >
+            <label htmlFor="employee-search" className="visually-hidden">
+              Search by e-mail or name
+            </label>
+            <input
+              id="employee-search"
+              type="search"
+              placeholder="Search by e-mail or name"
+              maxLength={320}
+              value={query}
+              onChange={(e) => setQuery(e.target.value)}
+            />
+            <button className="button button-secondary" type="submit">
+              Search
+            </button>
+          </form>
           {error ? (
             <Alert tone="error">{describeError(error)}</Alert>
           ) : !data ? (
@@ -155,6 +197,7 @@ export function Employees({ held, selfId }: { held: string[]; selfId: number }) 
                     <div className="row-title">
                       {employee.name || employee.email}
                       {employee.id === selfId && <span className="badge">You</span>}
+                      {employee.mfa && <span className="badge">TOTP</span>}
                     </div>
                     <div className="row-meta">
                       <span>{employee.email}</span>
@@ -173,6 +216,15 @@ export function Employees({ held, selfId }: { held: string[]; selfId: number }) 
                       </button>
                     </div>
                   )}
+                  {canWrite && covers(held, employee.permissions) && employee.id !== selfId && (
+                    <EmployeeActions
+                      employee={employee}
+                      onChanged={(text) => {
+                        setChanged(text);
+                        reload();
+                      }}
+                    />
+                  )}
                   {editing === employee.id && (
                     <EditPermissions
                       employee={employee}
@@ -190,6 +242,36 @@ export function Employees({ held, selfId }: { held: string[]; selfId: number }) 
               ))}
             </ul>
           )}
+          {data && (
+            <nav className="button-row" aria-label="Pages of employees">
+              <button
+                className="button button-secondary"
+                type="button"
+                disabled={page <= 1}
+                onClick={() => setPage(page - 1)}
+              >
+                Previous
+              </button>
+              <span className="muted">
+                Page {page} of {pages} ({data.total} {data.total === 1 ? 'employee' : 'employees'})
+              </span>
+              <button
+                className="button button-secondary"
+                type="button"
+                disabled={page >= pages}
+                onClick={() => setPage(page + 1)}
+              >
+                Next
+              </button>
+            </nav>
+          )}
+        </section>
+      )}
+      {canWrite && (
+        <section className="card" aria-labelledby="invite-title">
+          <h2 id="invite-title">Invite someone</h2>
+          <p className="muted">An invitation code, valid 7 days, lets them join with the permissions you choose.</p>
+          <InviteEmployee held={held} onInvited={reload} />
         </section>
       )}
       {canWrite && (

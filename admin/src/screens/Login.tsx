@@ -15,6 +15,10 @@ function loginError(error: unknown): string {
       return `Too many requests from this address. Try again in ${formatWait(error.retryAfter ?? 1)}.`;
     }
     if (error.code === 'error_company_not_member') return 'Your account no longer belongs to that company.';
+    if (error.code === 'error_otp_required') return 'Enter the 6-digit code from your authenticator app.';
+    if (error.code === 'error_otp_invalid') {
+      return 'That code is not valid (wrong, already used, or too old). Enter the current code from your app.';
+    }
   }
   return describeError(error);
 }
@@ -27,14 +31,21 @@ export function Login() {
   const [password, setPassword] = useState('');
   const [companies, setCompanies] = useState<Company[] | null>(null);
   const [companyId, setCompanyId] = useState<number | null>(null);
+  /** The account has TOTP on: the second step asks for a code (or a recovery code). */
+  const [otpRequired, setOtpRequired] = useState(false);
+  const [otp, setOtp] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
   const finish = async (id: number) => {
+    const code = otp.trim();
+    // Six digits are a code from the app; anything else typed there is taken as a recovery code.
+    const secondFactor = !otpRequired ? {} : /^\d{6}$/.test(code) ? { otp: code } : { recovery_code: code };
     const account = await request<Account>('POST', '/v1/users/authenticatefinish', {
-      body: { email, password, company_id: id },
+      body: { email, password, company_id: id, ...secondFactor },
     });
     setPassword('');
+    setOtp('');
     setAccount(account);
   };
 
@@ -43,14 +54,17 @@ export function Login() {
     setBusy(true);
     setError(null);
     try {
-      const result = await request<{ companies: Company[] }>('POST', '/v1/users/authenticateinit', {
-        body: { email, password },
-      });
-      if (result.companies.length === 1) return await finish(result.companies[0].id);
+      const result = await request<{ companies: Company[]; otp_required?: boolean }>(
+        'POST',
+        '/v1/users/authenticateinit',
+        { body: { email, password } },
+      );
       if (result.companies.length === 0) {
         setError('Your account belongs to no company yet. Ask an administrator to add you to one.');
         return;
       }
+      setOtpRequired(result.otp_required === true);
+      if (result.companies.length === 1 && !result.otp_required) return await finish(result.companies[0].id);
       setCompanies(result.companies);
       setCompanyId(result.companies[0].id);
     } catch (failure) {
@@ -117,12 +131,30 @@ export function Login() {
           </form>
         ) : (
           <form onSubmit={(e) => void submitCompany(e)} aria-labelledby="company-title">
-            <h1 id="company-title">Choose a company</h1>
-            <p className="muted">
-              <strong>{email}</strong> belongs to {companies.length} companies. Your token will act in the one you
-              choose; you can switch later.
-            </p>
-            <fieldset className="company-list">
+            <h1 id="company-title">{companies.length > 1 ? 'Choose a company' : 'Two-step verification'}</h1>
+            {companies.length > 1 && (
+              <p className="muted">
+                <strong>{email}</strong> belongs to {companies.length} companies. Your token will act in the one you
+                choose; you can switch later.
+              </p>
+            )}
+            {otpRequired && (
+              <div className="field">
+                <label htmlFor="otp">Authentication code</label>
+                <input
+                  id="otp"
+                  inputMode="numeric"
+                  autoComplete="one-time-code"
+                  required
+                  autoFocus
+                  maxLength={64}
+                  value={otp}
+                  onChange={(e) => setOtp(e.target.value)}
+                />
+                <p className="hint">The 6-digit code from your authenticator app, or one of your recovery codes.</p>
+              </div>
+            )}
+            <fieldset className="company-list" hidden={companies.length === 1}>
               <legend className="visually-hidden">Company</legend>
               {companies.map((company) => (
                 <label key={company.id} className="company-option" htmlFor={`company-${company.id}`}>
@@ -147,6 +179,8 @@ export function Login() {
               onClick={() => {
                 setCompanies(null);
                 setPassword('');
+                setOtp('');
+                setOtpRequired(false);
                 setError(null);
               }}
             >

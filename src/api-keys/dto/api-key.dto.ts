@@ -1,5 +1,19 @@
-import { ApiProperty, PickType } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsIn, IsString, Length } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Length,
+  Max,
+  Min,
+} from 'class-validator';
+import { PageMetaDto, PageQueryDto } from '../../common/http/pagination';
 import type { Grant } from '../../permissions/permission';
 import { GRANT_NAMES } from '../../users/dto/users.dto';
 
@@ -18,7 +32,7 @@ export class CreateApiKeyDto {
   permissions: Grant[];
 }
 
-export class ApiKeyDto {
+export class ApiKeyBaseDto {
   @ApiProperty({ format: 'uuid' })
   id: string;
 
@@ -27,6 +41,22 @@ export class ApiKeyDto {
 
   @ApiProperty({ type: [String], enum: GRANT_NAMES, isArray: true })
   permissions: Grant[];
+}
+
+export class ApiKeyOwnerDto {
+  @ApiProperty({ type: 'integer', minimum: 1, example: 7 })
+  id: number;
+
+  @ApiProperty({ format: 'email' })
+  email: string;
+}
+
+export class ApiKeyDto extends ApiKeyBaseDto {
+  @ApiProperty({ example: 'ak_3kTq9vX2mB7pLw4Z', description: 'The part of the key before `:` (not secret)' })
+  prefix: string;
+
+  @ApiProperty({ type: ApiKeyOwnerDto, description: 'The employee the key acts as' })
+  owner: ApiKeyOwnerDto;
 
   @ApiProperty({ format: 'date-time' })
   created_at: string;
@@ -35,7 +65,7 @@ export class ApiKeyDto {
   last_used_at: string | null;
 }
 
-export class CreatedApiKeyDto extends PickType(ApiKeyDto, ['id', 'name', 'permissions'] as const) {
+export class CreatedApiKeyDto extends PickType(ApiKeyBaseDto, ['id', 'name', 'permissions'] as const) {
   @ApiProperty({
     example: 'ak_3kTq9vX2mB7pLw4Z:Yk1m…',
     description: 'key:secret — send it as the raw Authorization header value. Shown only in this response.',
@@ -43,7 +73,23 @@ export class CreatedApiKeyDto extends PickType(ApiKeyDto, ['id', 'name', 'permis
   api_key: string;
 }
 
-export class ApiKeyListDto {
+export class ApiKeyPageDto extends PageMetaDto {
   @ApiProperty({ type: [ApiKeyDto] })
   data: ApiKeyDto[];
+}
+
+export class ApiKeyListQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ minLength: 1, maxLength: 40, description: 'Only keys whose prefix starts with this text' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 40)
+  prefix?: string;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'Only keys of this employee (its id)' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(2_147_483_647)
+  owner?: number;
 }

@@ -22,6 +22,9 @@ export class EmployeeRefDto {
 export class CompanyListDto {
   @ApiProperty({ type: [CompanyRefDto] })
   companies: CompanyRefDto[];
+
+  @ApiProperty({ description: 'The account has TOTP on: authenticatefinish needs `otp` or `recovery_code`' })
+  otp_required: boolean;
 }
 
 export class LoginResultDto {

@@ -32,6 +32,26 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorCodeEntry> = {
     when: 'wrong e-mail or password (the same answer for both)',
     example: 'The e-mail or password is wrong.',
   },
+  [ErrorCode.InvitationInvalid]: {
+    status: 400,
+    when: 'unknown, used, expired or revoked invitation code, or a code for another e-mail',
+    example: 'The invitation code is not valid.',
+  },
+  [ErrorCode.ResetCodeInvalid]: {
+    status: 400,
+    when: 'unknown, used or expired password-reset code, or a code for another e-mail',
+    example: 'The password-reset code is not valid.',
+  },
+  [ErrorCode.OtpRequired]: {
+    status: 401,
+    when: 'the password was right and the account has TOTP on, but no `otp` or `recovery_code` was sent',
+    example: 'This account needs a one-time code from its authenticator app.',
+  },
+  [ErrorCode.OtpInvalid]: {
+    status: 401,
+    when: 'wrong, reused or stale one-time code or recovery code (counts as a failed login)',
+    example: 'The one-time code is not valid.',
+  },
   [ErrorCode.RefreshTokenInvalid]: {
     status: 401,
     when: 'unknown, malformed or already used refresh token',

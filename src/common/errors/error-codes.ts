@@ -20,6 +20,10 @@ export const ErrorCode = {
   JwtBlacklisted: 'error_jwt_blacklisted',
   JwtExpired: 'error_jwt_expired',
   RateLimitExceed: 'error_rate_limit_exceed',
+  InvitationInvalid: 'error_invitation_invalid',
+  ResetCodeInvalid: 'error_reset_code_invalid',
+  OtpRequired: 'error_otp_required',
+  OtpInvalid: 'error_otp_invalid',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

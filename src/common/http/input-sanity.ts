@@ -1,5 +1,6 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { ApiError, type FieldError } from '../errors/api-error';
+import { undeclaredQueryParameter } from './declared-query';
 
 /** JSON bodies nested deeper than this are refused (contract.md "Error bodies"). The body itself is level 1. */
 export const MAX_INPUT_DEPTH = 32;
@@ -70,6 +71,14 @@ export class InputSanityGuard implements CanActivate {
       const problem =
         findInputProblem(request.params) ?? findInputProblem(request.query) ?? findInputProblem(request.body);
       if (problem) throw ApiError.validation(problem.message, [problem]);
+      // contract.md: every route refuses query parameters it does not declare.
+      const undeclared = undeclaredQueryParameter(request.query, context.getClass(), context.getHandler());
+      if (undeclared !== null) {
+        const field = undeclared.slice(0, 64);
+        throw ApiError.validation(`${field} is not a query parameter of this route`, [
+          { field, message: 'is not a query parameter of this route' },
+        ]);
+      }
     }
     return true;
   }

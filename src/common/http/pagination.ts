@@ -46,3 +46,8 @@ export interface Page<T> extends PageMetaDto {
 export function toPage<T>(data: T[], total: number, query: PageQueryDto): Page<T> {
   return { data, page: query.page, per_page: query.per_page, total };
 }
+
+/** `text` as a literal inside a LIKE/ILIKE pattern (with the default `\` escape). */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (character) => `\\${character}`);
+}

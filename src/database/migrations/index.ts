@@ -5,6 +5,7 @@ import { CreateOrders1763700300000 } from './1763700300000-CreateOrders';
 import { CreateFiles1763700400000 } from './1763700400000-CreateFiles';
 import { CreateMarketingConversations1763700500000 } from './1763700500000-CreateMarketingConversations';
 import { CreateAuditEvents1795552708000 } from './1795552708000-CreateAuditEvents';
+import { CreateStaffAccountTables1795552800000 } from './1795552800000-CreateStaffAccountTables';
 
 /**
  * Listed explicitly (not globbed) so the compiled app, ts-jest and the TypeORM CLI all see the same set; one per
@@ -18,4 +19,5 @@ export const MIGRATIONS = [
   CreateFiles1763700400000,
   CreateMarketingConversations1763700500000,
   CreateAuditEvents1795552708000,
+  CreateStaffAccountTables1795552800000,
 ];

@@ -1,6 +1,18 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayUnique, IsArray, IsEmail, IsIn, IsString, Length, MaxLength } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayUnique,
+  IsArray,
+  IsEmail,
+  IsIn,
+  IsOptional,
+  IsString,
+  Length,
+  MaxLength,
+} from 'class-validator';
 import { CompanyRefDto, EmployeeRefDto } from '../../auth/dto/login-result.dto';
+import { PageMetaDto, PageQueryDto } from '../../common/http/pagination';
 import { ALL_PERMISSIONS, type Grant, PERMISSIONS } from '../../permissions/permission';
 
 export const GRANT_NAMES = [...PERMISSIONS, ALL_PERMISSIONS];
@@ -27,9 +39,32 @@ export class CompanyEmployeeDto extends EmployeeRefDto {
   permissions: Grant[];
 }
 
-export class EmployeeListDto {
-  @ApiProperty({ type: [CompanyEmployeeDto] })
-  data: CompanyEmployeeDto[];
+export class ListedEmployeeDto extends CompanyEmployeeDto {
+  @ApiProperty({ description: 'Whether the employee has TOTP (a second factor) on' })
+  mfa: boolean;
+}
+
+export class EmployeePageDto extends PageMetaDto {
+  @ApiProperty({ type: [ListedEmployeeDto] })
+  data: ListedEmployeeDto[];
+}
+
+export class EmployeeListQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({
+    minLength: 1,
+    maxLength: 320,
+    description: 'Only employees whose e-mail or name contains this text, ignoring case',
+  })
+  @IsOptional()
+  @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
+  @IsString()
+  @Length(1, 320)
+  q?: string;
+
+  @ApiPropertyOptional({ enum: ['true', 'false'], description: 'Only employees with (true) or without (false) TOTP' })
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  mfa?: 'true' | 'false';
 }
 
 export class CreateEmployeeDto {

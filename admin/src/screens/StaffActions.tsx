@@ -1,0 +1,154 @@
+import { type FormEvent, useState } from 'react';
+import { describeError } from '../api';
+import { Alert, ConfirmAction, CopyButton, PermissionPicker } from '../components';
+import { authed } from '../session';
+
+/** A code the service shows once: displayed with a copy button until the administrator dismisses it. */
+export function ShownOnce({ label, code, onDismiss }: { label: string; code: string; onDismiss(): void }) {
+  return (
+    <div className="stack-tight shown-once" role="status">
+      <p>
+        <strong>{label}</strong> It is shown only now: hand it over privately.
+      </p>
+      <div className="button-row">
+        <input id="shown-once-code" className="code-field" readOnly value={code} aria-label={label} />
+        <CopyButton value={code} sourceId="shown-once-code" />
+        <button className="button button-link" type="button" onClick={onDismiss}>
+          Done
+        </button>
+      </div>
+    </div>
+  );
+}
+
+export function InviteEmployee({ held, onInvited }: { held: string[]; onInvited(): void }) {
+  const [email, setEmail] = useState('');
+  const [permissions, setPermissions] = useState<string[]>([]);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [code, setCode] = useState<{ email: string; code: string } | null>(null);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const invited = await authed<{ email: string; code: string }>('POST', '/v1/users/invitations', {
+        email,
+        permissions,
+      });
+      setCode({ email: invited.email, code: invited.code });
+      setEmail('');
+      setPermissions([]);
+      onInvited();
+    } catch (e) {
+      setError(describeError(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form onSubmit={(e) => void submit(e)} className="stack-tight">
+      {error && <Alert tone="error">{error}</Alert>}
+      {code && (
+        <ShownOnce
+          label={`Invitation code for ${code.email} (valid 7 days, once).`}
+          code={code.code}
+          onDismiss={() => setCode(null)}
+        />
+      )}
+      <div className="field">
+        <label htmlFor="invite-email">E-mail to invite</label>
+        <input
+          id="invite-email"
+          type="email"
+          autoComplete="off"
+          required
+          maxLength={320}
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+        />
+        <span className="hint">
+          Someone who already has an account (in another company) keeps it and joins this one.
+        </span>
+      </div>
+      <PermissionPicker legend="Permissions" held={held} value={permissions} onChange={setPermissions} />
+      <div>
+        <button className="button button-primary" type="submit" disabled={busy}>
+          {busy ? 'Inviting…' : 'Invite'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+type Action = 'remove' | 'reset' | 'mfa';
+
+/** Remove (after a confirmation), issue a password-reset code, turn TOTP off: one employee's row actions. */
+export function EmployeeActions({
+  employee,
+  onChanged,
+}: {
+  employee: { id: number; name: string; email: string; mfa?: boolean };
+  onChanged(message: string): void;
+}) {
+  const who = employee.name || employee.email;
+  const [armed, setArmed] = useState<Action | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [code, setCode] = useState<string | null>(null);
+
+  const run = async (action: Action) => {
+    setBusy(true);
+    setError(null);
+    try {
+      if (action === 'remove') {
+        await authed('DELETE', `/v1/users/${employee.id}`);
+        onChanged(`${who} is removed from this company.`);
+      } else if (action === 'reset') {
+        setCode((await authed<{ code: string }>('POST', `/v1/users/${employee.id}/passwordreset`)).code);
+      } else {
+        await authed('POST', `/v1/users/${employee.id}/mfa/reset`);
+        onChanged(`Two-step verification is off for ${who}.`);
+      }
+      setArmed(null);
+    } catch (e) {
+      setError(describeError(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const confirm = (action: Action, label: string, busyLabel: string) => (
+    <ConfirmAction
+      armed={armed === action}
+      busy={busy && armed === action}
+      disabled={busy || (armed !== null && armed !== action)}
+      label={label}
+      busyLabel={busyLabel}
+      ariaLabel={`${label} ${who}`}
+      onArm={() => setArmed(action)}
+      onCancel={() => setArmed(null)}
+      onConfirm={() => void run(action)}
+    />
+  );
+
+  return (
+    <div className="stack-tight">
+      {error && <Alert tone="error">{error}</Alert>}
+      {code && (
+        <ShownOnce
+          label={`Password-reset code for ${who} (valid 24 hours, once).`}
+          code={code}
+          onDismiss={() => setCode(null)}
+        />
+      )}
+      <div className="row-actions">
+        {confirm('reset', 'Reset code', 'Issuing…')}
+        {employee.mfa && confirm('mfa', 'Turn off TOTP', 'Turning off…')}
+        {confirm('remove', 'Remove', 'Removing…')}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { EmployeeModule } from '../employee/employee.module';
+import { InvitationsController } from './invitations.controller';
+import { InvitationsService } from './invitations.service';
+
+/** Invitations into a company (contract.md): create, list, revoke, accept. */
+@Module({
+  imports: [AuthModule, EmployeeModule],
+  controllers: [InvitationsController],
+  providers: [InvitationsService],
+})
+export class InvitationsModule {}

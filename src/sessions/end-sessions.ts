@@ -1,0 +1,31 @@
+import type { EntityManager } from 'typeorm';
+import type { SessionEndReason } from './login-session.entity';
+
+/**
+ * Ends every live session of an employee (all companies) except `keep`, inside the caller's transaction, and
+ * blacklists their tokens. Answers the ended session ids: the caller announces each on the revocation bus after
+ * the commit, so every instance refuses their tokens from the next request on.
+ */
+export async function endSessionsOf(
+  manager: EntityManager,
+  employeeId: number,
+  now: Date,
+  reason: SessionEndReason,
+  keep: string | null = null,
+): Promise<string[]> {
+  const ended = await manager.query<Array<{ id: string }>>(
+    `WITH ended AS (
+       UPDATE login_session SET ended_at = $2, end_reason = $3
+        WHERE employee_id = $1 AND ended_at IS NULL AND ($4::uuid IS NULL OR id <> $4::uuid) RETURNING id)
+     SELECT id FROM ended`,
+    [employeeId, now, reason, keep],
+  );
+  if (ended.length > 0) {
+    await manager.query(
+      `UPDATE issued_token SET revoked_at = $2, revoke_reason = $3
+        WHERE revoked_at IS NULL AND session_id = ANY($1::uuid[])`,
+      [ended.map((session) => session.id), now, reason],
+    );
+  }
+  return ended.map((session) => session.id);
+}

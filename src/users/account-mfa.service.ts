@@ -1,0 +1,141 @@
+import { HttpStatus, Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { requestContext } from '../audit/audit-actor';
+import { AuditRecorder } from '../audit/audit-recorder.service';
+import type { Principal } from '../auth/credentials/principal';
+import { RevocationBus } from '../auth/credentials/revocation-bus';
+import { sha256Hex } from '../auth/credentials/sha256';
+import { LoginService } from '../auth/login.service';
+import { SecondFactorService } from '../auth/mfa/second-factor.service';
+import { newRecoveryCodes, newTotpSecret, normalizeRecoveryCode } from '../auth/mfa/totp';
+import { TotpSecretBox } from '../auth/mfa/totp-secret-box';
+import { Clock } from '../common/clock/clock';
+import { ApiError } from '../common/errors/api-error';
+import { ErrorCode } from '../common/errors/error-codes';
+import type { ClientInfo } from '../common/http/client-info';
+import { endSessionsOf } from '../sessions/end-sessions';
+import { assertAccountTakeoverAllowed } from './staff-guard';
+
+export interface TotpEnrolment {
+  secret: string;
+  otpauth_uri: string;
+  recovery_codes: string[];
+}
+
+const otpInvalid = () => new ApiError(ErrorCode.OtpInvalid, HttpStatus.UNAUTHORIZED, 'The one-time code is not valid.');
+
+/**
+ * TOTP for one's own account (enrol, confirm, disable) and an administrator turning it off for someone. The secret
+ * is stored only sealed (TotpSecretBox) and returned once, at enrolment; recovery codes only as hashes.
+ */
+@Injectable()
+export class AccountMfaService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly login: LoginService,
+    private readonly secondFactor: SecondFactorService,
+    private readonly box: TotpSecretBox,
+    private readonly bus: RevocationBus,
+    private readonly audit: AuditRecorder,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * A new secret and recovery codes, pending until confirmed with a code (so a mistyped set-up never locks anyone
+   * out). Enrolling again while on is refused: disable first, which needs a code.
+   */
+  async enrol(principal: Principal, currentPassword: string, client: ClientInfo): Promise<TotpEnrolment> {
+    const employee = await this.login.checkCredentials(principal.employee.email, currentPassword, client);
+    if (employee.totpEnabledAt !== null) {
+      throw ApiError.validation('TOTP is already on; turn it off first', [
+        { field: 'current_password', message: 'TOTP is already on for this account; turn it off first' },
+      ]);
+    }
+    const { secret, uri } = newTotpSecret(principal.employee.email);
+    const codes = newRecoveryCodes();
+    await this.dataSource.transaction(async (manager) => {
+      await manager.query(
+        `UPDATE employee SET totp_secret = $2, totp_last_step = NULL WHERE id = $1 AND totp_enabled_at IS NULL`,
+        [principal.employeeId, this.box.seal(secret)],
+      );
+      await this.replaceRecoveryCodes(manager, principal.employeeId, codes);
+    });
+    return { secret, otpauth_uri: uri, recovery_codes: codes };
+  }
+
+  /** TOTP is on from now; every other session of the account ends. */
+  async confirm(principal: Principal, otp: string, client: ClientInfo): Promise<void> {
+    const ended = await this.dataSource.transaction(async (manager) => {
+      const [row] = await manager.query<Array<{ pending: boolean; on: boolean }>>(
+        `SELECT totp_secret IS NOT NULL AS pending, totp_enabled_at IS NOT NULL AS on FROM employee
+          WHERE id = $1 FOR UPDATE`,
+        [principal.employeeId],
+      );
+      if (!row?.pending || row.on) {
+        throw ApiError.validation('There is no TOTP set-up to confirm; start one first', [
+          { field: 'otp', message: 'no TOTP set-up is waiting for confirmation' },
+        ]);
+      }
+      if (!(await this.secondFactor.useOtp(principal.employeeId, otp, manager))) throw otpInvalid();
+      const now = this.clock.now();
+      await manager.query('UPDATE employee SET totp_enabled_at = $2 WHERE id = $1', [principal.employeeId, now]);
+      const sessions = await endSessionsOf(manager, principal.employeeId, now, 'mfa_enabled', principal.sessionId);
+      await this.audit.recordForAccount(
+        manager,
+        { employeeId: principal.employeeId },
+        { type: 'mfa.enabled', ...requestContext(principal, client), details: { sessions_ended: sessions.length } },
+      );
+      return sessions;
+    });
+    await Promise.all(ended.map((sessionId) => this.bus.publish({ type: 'session', sessionId })));
+  }
+
+  /** Needs the password and a current code from the app. */
+  async disable(principal: Principal, currentPassword: string, otp: string, client: ClientInfo): Promise<void> {
+    const employee = await this.login.checkCredentials(principal.employee.email, currentPassword, client);
+    if (employee.totpEnabledAt === null) {
+      throw ApiError.validation('TOTP is not on for this account', [{ field: 'otp', message: 'TOTP is not on' }]);
+    }
+    await this.dataSource.transaction(async (manager) => {
+      if (!(await this.secondFactor.useOtp(principal.employeeId, otp, manager))) throw otpInvalid();
+      await this.turnOff(manager, principal.employeeId);
+      await this.audit.recordForAccount(
+        manager,
+        { employeeId: principal.employeeId },
+        { type: 'mfa.disabled', ...requestContext(principal, client), details: { by: 'self' } },
+      );
+    });
+  }
+
+  /** An administrator turns someone's TOTP off, under the same conditions as a password reset. */
+  async adminReset(principal: Principal, employeeId: number, client: ClientInfo): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const { email } = await assertAccountTakeoverAllowed(manager, principal, employeeId);
+      await this.turnOff(manager, employeeId);
+      await this.audit.record(manager, {
+        type: 'mfa.disabled',
+        companyId: principal.companyId,
+        ...requestContext(principal, client),
+        subject: { kind: 'employee', id: employeeId, email },
+        details: { by: 'administrator' },
+      });
+    });
+  }
+
+  private async turnOff(manager: EntityManager, employeeId: number): Promise<void> {
+    await manager.query(
+      'UPDATE employee SET totp_secret = NULL, totp_enabled_at = NULL, totp_last_step = NULL WHERE id = $1',
+      [employeeId],
+    );
+    await manager.query('DELETE FROM recovery_code WHERE employee_id = $1', [employeeId]);
+  }
+
+  private async replaceRecoveryCodes(manager: EntityManager, employeeId: number, codes: string[]): Promise<void> {
+    await manager.query('DELETE FROM recovery_code WHERE employee_id = $1', [employeeId]);
+    const hashes = codes.map((code) => sha256Hex(normalizeRecoveryCode(code)));
+    await manager.query('INSERT INTO recovery_code (employee_id, code_hash) SELECT $1, unnest($2::char(64)[])', [
+      employeeId,
+      hashes,
+    ]);
+  }
+}

@@ -1,0 +1,228 @@
+import { resolve } from 'node:path';
+import type { Page } from 'playwright-core';
+import { totpCodeAt } from '../src/auth/mfa/totp';
+import { type Browser, browserAvailable, launchBrowser } from './support/browser';
+import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
+import {
+  CHILD_TEST_ENV,
+  killChildren,
+  requireBuild,
+  runCli,
+  type RunningService,
+  startService,
+} from './support/processes';
+
+jest.setTimeout(90_000);
+
+const STORAGE_KEY = 'MAIN::LoginAccount';
+const PASSWORD = 'a-long-enough-password';
+const NEW_PASSWORD = 'Brand-New-Lantern-5521';
+const DOCS = resolve(__dirname, '..', 'docs');
+
+const run = browserAvailable() ? describe : describe.skip;
+
+/** The staff-account screens of the administration page, and its two robustness rules, in Chromium. */
+run('the administration page’s staff-account screens, in Chromium', () => {
+  let db: ProvisionedDatabase;
+  let service: RunningService;
+  let browser: Browser;
+  let page: Page;
+  let acme = 0;
+  const owner = 'owner@staff.example';
+  const clerk = 'clerk@staff.example';
+  let clerkPassword = PASSWORD;
+  let clerkSecret = '';
+
+  const env = () => ({ ...CHILD_TEST_ENV, ...db.env, JWT_SECRET: 'y'.repeat(40) });
+  async function cli(...args: string[]): Promise<Record<string, unknown>> {
+    const result = await runCli(args, env());
+    if (result.code !== 0) throw new Error(`cli ${args.join(' ')} failed: ${result.stderr}`);
+    return JSON.parse(result.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
+  }
+  async function api(method: string, path: string, body?: unknown, credential?: string) {
+    const res = await fetch(`${service.url}${path}`, {
+      method,
+      headers: {
+        ...(credential ? { authorization: credential } : {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : null };
+  }
+  const stored = async () =>
+    (await page.evaluate(`localStorage.getItem(${JSON.stringify(STORAGE_KEY)})`)) as string | null;
+
+  async function logIn(email: string, password: string, otp?: () => string): Promise<void> {
+    await page.goto(`${service.url}/admin`);
+    await page.evaluate('localStorage.clear()');
+    await page.reload();
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    if (otp) {
+      await page.getByRole('heading', { name: 'Two-step verification' }).waitFor();
+      await page.getByLabel('Authentication code').fill(otp());
+      await page.getByRole('button', { name: 'Log in' }).click();
+    }
+    await page.getByRole('heading', { name: 'Your token' }).waitFor();
+  }
+  const openTab = (name: string) =>
+    page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name }).click();
+
+  beforeAll(async () => {
+    requireBuild();
+    db = await provisionDatabase();
+    acme = Number((await cli('company:create', '--name', 'Acme Staffing')).id);
+    await cli('employee:create', '--email', owner, '--password', PASSWORD, '--name', 'Olivia Owner');
+    await cli('membership:add', '--email', owner, '--company', String(acme), '--permissions', '*');
+    await cli('employee:create', '--email', clerk, '--password', PASSWORD, '--name', 'Carl Clerk');
+    await cli('membership:add', '--email', clerk, '--company', String(acme), '--permissions', 'products:read');
+    service = await startService(
+      { ...env(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_SCALE: '20' },
+      60_000,
+    );
+    browser = await launchBrowser();
+    page = await browser.newPage();
+    // Seven CLI runs, a service start and a browser launch: minutes on a machine busy with other suites.
+  }, 240_000);
+  afterAll(async () => {
+    await browser?.close();
+    await service?.stop().catch(() => undefined);
+    await killChildren();
+    await db?.drop();
+  });
+
+  it.each([
+    ['not JSON', '{"state": {"acc'],
+    ['another shape', JSON.stringify({ state: { account: { jwt: 42, company: 'x' } }, version: 0 })],
+    ['another version', JSON.stringify({ state: { account: null }, version: 7 })],
+  ])(
+    'a stored login it cannot read (%s) counts as logged out and is removed, never a blank page',
+    async (_what, value) => {
+      await page.goto(`${service.url}/admin`);
+      await page.evaluate(`localStorage.setItem(${JSON.stringify(STORAGE_KEY)}, ${JSON.stringify(value)})`);
+      await page.reload();
+      await page.getByRole('heading', { name: 'Log in' }).waitFor();
+      expect(await stored()).toBeNull();
+    },
+  );
+
+  it('says "logged out" only after the service confirmed; a failed logout keeps the login and says so', async () => {
+    await logIn(clerk, clerkPassword);
+    const before = await stored();
+    const jwt = JSON.parse(before!).state.account.jwt as string;
+    await page.route('**/v1/users/logout', (route) => route.abort('failed'));
+    try {
+      await page.getByRole('button', { name: 'Log out' }).first().click();
+      await page.getByText(/Logging out failed/).waitFor();
+      expect(await stored()).toBe(before);
+      expect((await api('GET', '/v1/users/me', undefined, jwt)).status).toBe(200);
+      await page.getByRole('heading', { name: 'Your token' }).waitFor();
+    } finally {
+      await page.unroute('**/v1/users/logout');
+    }
+    await page.getByRole('button', { name: 'Log out' }).first().click();
+    await page.getByText('You are logged out.').waitFor();
+    expect(await stored()).toBeNull();
+    expect((await api('GET', '/v1/users/me', undefined, jwt)).body.error).toEqual(['error_jwt_blacklisted']);
+  });
+
+  it('invites someone: the code is shown once, and it lets them join', async () => {
+    await logIn(owner, PASSWORD);
+    await openTab('Employees');
+    await page.getByLabel('E-mail to invite').fill('nina@staff.example');
+    await page.getByRole('group', { name: 'Permissions' }).last().getByLabel('products:read').check();
+    await page.getByRole('button', { name: 'Invite' }).click();
+    const codeField = page.getByLabel(/Invitation code for nina@staff\.example/);
+    await codeField.waitFor();
+    const code = await codeField.inputValue();
+    await page.screenshot({ path: `${DOCS}/admin-invite.png`, fullPage: true });
+    const accepted = await api('POST', '/v1/users/invitations/accept', {
+      code,
+      email: 'nina@staff.example',
+      password: NEW_PASSWORD,
+      name: 'Nina',
+    });
+    expect(accepted.status).toBe(200);
+    await page.getByRole('button', { name: 'Done' }).click();
+    await page.reload();
+    await page.locator('li', { hasText: 'nina@staff.example' }).waitFor();
+  });
+
+  it('removes an employee after a confirmation; their token stops working', async () => {
+    const nina = await api('POST', '/v1/users/authenticatefinish', {
+      email: 'nina@staff.example',
+      password: NEW_PASSWORD,
+      company_id: acme,
+    });
+    await openTab('Employees');
+    await page.getByRole('button', { name: 'Remove Nina' }).click();
+    await page.screenshot({ path: `${DOCS}/admin-employees.png`, fullPage: true });
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByText('Nina is removed from this company.').waitFor();
+    expect((await api('GET', '/v1/users/me', undefined, nina.body.jwt)).body.error).toEqual(['error_jwt_blacklisted']);
+    expect(await page.locator('li', { hasText: 'nina@staff.example' }).count()).toBe(0);
+  });
+
+  it('changes one’s own password, refusing a common one first', async () => {
+    await logIn(clerk, clerkPassword);
+    await openTab('Account');
+    await page.getByLabel('Current password').first().fill(clerkPassword);
+    await page.getByLabel('New password').fill('password1');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText(/too common/).waitFor();
+    await page.getByLabel('New password').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText('Your password is changed.', { exact: false }).waitFor();
+    clerkPassword = NEW_PASSWORD;
+    const login = await api('POST', '/v1/users/authenticateinit', { email: clerk, password: NEW_PASSWORD });
+    expect(login.status).toBe(200);
+  });
+
+  it('sets up TOTP with a QR code and recovery codes shown once', async () => {
+    await openTab('Account');
+    await page.getByLabel('Current password').last().fill(clerkPassword);
+    await page.getByRole('button', { name: 'Set up two-step verification' }).click();
+    await page.getByRole('img', { name: 'QR code to scan' }).waitFor();
+    clerkSecret = await page.getByLabel('Key').inputValue();
+    expect(await page.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem').count()).toBe(10);
+    await page.screenshot({ path: `${DOCS}/admin-totp-setup.png`, fullPage: true });
+    await page.getByLabel('Code from the app').fill(totpCodeAt(clerkSecret, Date.now()));
+    await page.getByRole('button', { name: 'Turn on' }).click();
+    await page.getByText('Two-step verification is on.', { exact: false }).waitFor();
+    expect(await page.getByRole('list', { name: 'Recovery codes' }).count()).toBe(0);
+  });
+
+  it('asks for the code after the password when TOTP is on', async () => {
+    // The confirmation used this step's code; the next step's is accepted once.
+    await logIn(clerk, clerkPassword, () => totpCodeAt(clerkSecret, Date.now() + 30_000));
+    await page.getByRole('heading', { name: 'Your token' }).waitFor();
+    await page.goto(`${service.url}/admin`);
+    await page.evaluate('localStorage.clear()');
+    await page.reload();
+    await page.getByLabel('E-mail').fill(clerk);
+    await page.getByLabel('Password').fill(clerkPassword);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByLabel('Authentication code').waitFor();
+    await page.screenshot({ path: `${DOCS}/admin-totp-login.png`, fullPage: true });
+    await page.getByLabel('Authentication code').fill('000000');
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByText(/That code is not valid/).waitFor();
+    expect(await stored()).toBeNull();
+  });
+
+  it('shows API keys with their owner and prefix', async () => {
+    await logIn(owner, PASSWORD);
+    const jwt = JSON.parse((await stored())!).state.account.jwt as string;
+    const key = await api('POST', '/v1/apikeys', { name: 'sync', permissions: ['products:read'] }, jwt);
+    await openTab('API keys');
+    await page.getByText(owner).first().waitFor();
+    await page.getByText(key.body.api_key.split(':')[0]).waitFor();
+  });
+
+  it('raised no uncaught page error and logged no console error', () => {
+    expect(browser.problems.filter((problem) => !/Failed to load resource/.test(problem))).toEqual([]);
+  });
+});
