@@ -142,14 +142,15 @@ async function main() {
       bytes_out: +(stat('total_net_output_bytes') / HOT_REQUESTS).toFixed(1),
     };
 
-    // Memory per live bucket, in the storage's key shape: `{prefix}rl:{ip|METHOD|group|token hash}:h`.
+    // Memory per live bucket, in the storage's key shape: `{prefix}rl:req:{ip|METHOD|group|token hash}`, whose
+    // value is the bucket's "empty again" instant in ms with three decimals (src/counters/redis-rate-limit.storage.ts).
     await redis.flushall();
     const before = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))[1]);
     const FILL = `
       for i = ARGV[1], ARGV[2] do
-        local key = 'staff-auth:rl:{10.' .. (i % 250) .. '.' .. math.floor(i / 250) % 250 .. '.' .. math.floor(i / 62500) ..
-          '|GET|users|0123456789abcdef}:h'
-        redis.call('SET', key, '7', 'PX', 600000)
+        local key = 'staff-auth:rl:req:10.' .. (i % 250) .. '.' .. math.floor(i / 250) % 250 .. '.' .. math.floor(i / 62500) ..
+          '|GET|users|0123456789abcdef'
+        redis.call('SET', key, string.format('%.3f', 1795553828559.125 + i), 'PX', 600000)
       end
       return 0`;
     for (let from = 0; from < BUCKETS; from += 100_000) await redis.eval(FILL, 0, from, from + 99_999);
