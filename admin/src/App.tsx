@@ -148,7 +148,7 @@ function Shell({ account }: { account: Account }) {
         )}
         {me.error ? <Alert tone="error">{describeError(me.error)}</Alert> : null}
         {current === 'home' && <Home account={account} me={me.data} />}
-        {current === 'account' && <AccountScreen />}
+        {current === 'account' && <AccountScreen held={held} />}
         {current === 'sessions' && <Sessions />}
         {current === 'apikeys' && me.data && <ApiKeys key={account.jwt} held={held} />}
         {current === 'employees' && me.data && <Employees key={account.jwt} held={held} selfId={account.employee.id} />}
