@@ -32,6 +32,31 @@ run('the administration page’s staff-account screens, in Chromium', () => {
   const clerk = 'clerk@staff.example';
   let clerkPassword = PASSWORD;
   let clerkSecret = '';
+  let clerkLastStep = 0;
+
+  /**
+   * The clerk's next TOTP code on the real clock. The service takes each time step once, only a later one than
+   * the last it took, and only within one step of now: wait until such a step exists, then use it.
+   */
+  async function nextCode(): Promise<string> {
+    const stepNow = () => Math.floor(Date.now() / 30_000);
+    const target = Math.max(clerkLastStep + 1, stepNow());
+    while (stepNow() < target - 1) await new Promise((done) => setTimeout(done, 250));
+    clerkLastStep = target;
+    return totpCodeAt(clerkSecret, target * 30_000);
+  }
+  async function ownerJwt(): Promise<string> {
+    const login = await api('POST', '/v1/users/authenticatefinish', {
+      email: owner,
+      password: PASSWORD,
+      company_id: acme,
+    });
+    return login.body.jwt as string;
+  }
+  async function clerkMfa(): Promise<boolean> {
+    const listed = await api('GET', `/v1/users?q=${encodeURIComponent(clerk)}`, undefined, await ownerJwt());
+    return (listed.body.data as Array<{ email: string; mfa: boolean }>).find((e) => e.email === clerk)!.mfa;
+  }
 
   const env = () => ({ ...CHILD_TEST_ENV, ...db.env, JWT_SECRET: 'y'.repeat(40) });
   async function cli(...args: string[]): Promise<Record<string, unknown>> {
@@ -54,7 +79,7 @@ run('the administration page’s staff-account screens, in Chromium', () => {
   const stored = async () =>
     (await page.evaluate(`localStorage.getItem(${JSON.stringify(STORAGE_KEY)})`)) as string | null;
 
-  async function logIn(email: string, password: string, otp?: () => string): Promise<void> {
+  async function logIn(email: string, password: string, otp?: () => string | Promise<string>): Promise<void> {
     await page.goto(`${service.url}/admin`);
     await page.evaluate('localStorage.clear()');
     await page.reload();
@@ -63,7 +88,7 @@ run('the administration page’s staff-account screens, in Chromium', () => {
     await page.getByRole('button', { name: 'Continue' }).click();
     if (otp) {
       await page.getByRole('heading', { name: 'Two-step verification' }).waitFor();
-      await page.getByLabel('Authentication code').fill(otp());
+      await page.getByLabel('Authentication code').fill(await otp());
       await page.getByRole('button', { name: 'Log in' }).click();
     }
     await page.getByRole('heading', { name: 'Your token' }).waitFor();
@@ -166,6 +191,44 @@ run('the administration page’s staff-account screens, in Chromium', () => {
     expect(await page.locator('li', { hasText: 'nina@staff.example' }).count()).toBe(0);
   });
 
+  it('lists open invitations (never a code) and revokes one after a confirmation; its code stops working', async () => {
+    await logIn(owner, PASSWORD);
+    await openTab('Employees');
+    const inviteCard = page.locator('section', { has: page.getByRole('heading', { name: 'Invite someone' }) });
+    await inviteCard.getByLabel('E-mail to invite').fill('otto@staff.example');
+    await inviteCard.getByLabel('products:read').check();
+    await inviteCard.getByRole('button', { name: 'Invite', exact: true }).click();
+    const code = await page.getByLabel(/Invitation code for otto@staff\.example/).inputValue();
+    const list = page.getByRole('list', { name: 'Open invitations' });
+    const row = list.getByRole('listitem').filter({ hasText: 'otto@staff.example' });
+    await row.waitFor();
+    expect(await row.innerText()).toContain('products:read');
+    expect(await row.innerText()).toMatch(/Expires/);
+    expect(await list.innerText()).not.toContain(code);
+    await page.getByRole('button', { name: 'Done' }).click();
+    await page.getByRole('button', { name: 'Revoke the invitation for otto@staff.example' }).click();
+    await page.screenshot({ path: `${DOCS}/admin-invitations.png`, fullPage: true });
+    await row.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByText('The invitation for otto@staff.example is revoked.').waitFor();
+    await row.waitFor({ state: 'detached' });
+    const open = await api('GET', '/v1/users/invitations', undefined, await ownerJwt());
+    expect(open.body.data.map((i: { email: string }) => i.email)).not.toContain('otto@staff.example');
+    const accepted = await api('POST', '/v1/users/invitations/accept', {
+      code,
+      email: 'otto@staff.example',
+      password: NEW_PASSWORD,
+      name: 'Otto',
+    });
+    expect(accepted.status).toBe(400);
+    expect(accepted.body.error).toEqual(['error_invitation_invalid']);
+  });
+
+  it('shows someone with users:read and TOTP off only the set-up, not the turn-off form', async () => {
+    await openTab('Account');
+    await page.getByRole('button', { name: 'Set up two-step verification' }).waitFor();
+    await page.getByRole('heading', { name: 'Turn off two-step verification' }).waitFor({ state: 'detached' });
+  });
+
   it('changes one’s own password, refusing a common one first', async () => {
     await logIn(clerk, clerkPassword);
     await openTab('Account');
@@ -183,21 +246,24 @@ run('the administration page’s staff-account screens, in Chromium', () => {
 
   it('sets up TOTP with a QR code and recovery codes shown once', async () => {
     await openTab('Account');
-    await page.getByLabel('Current password').last().fill(clerkPassword);
-    await page.getByRole('button', { name: 'Set up two-step verification' }).click();
+    // The clerk may not list employees, so the page cannot know TOTP is off and offers the turn-off form too.
+    const setUp = page.locator('form', { has: page.getByRole('button', { name: 'Set up two-step verification' }) });
+    await setUp.getByLabel('Current password').fill(clerkPassword);
+    await setUp.getByRole('button', { name: 'Set up two-step verification' }).click();
     await page.getByRole('img', { name: 'QR code to scan' }).waitFor();
+    expect(await page.getByRole('heading', { name: 'Turn off two-step verification' }).count()).toBe(0);
     clerkSecret = await page.getByLabel('Key').inputValue();
     expect(await page.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem').count()).toBe(10);
     await page.screenshot({ path: `${DOCS}/admin-totp-setup.png`, fullPage: true });
-    await page.getByLabel('Code from the app').fill(totpCodeAt(clerkSecret, Date.now()));
+    await page.getByLabel('Code from the app').fill(await nextCode());
     await page.getByRole('button', { name: 'Turn on' }).click();
     await page.getByText('Two-step verification is on.', { exact: false }).waitFor();
     expect(await page.getByRole('list', { name: 'Recovery codes' }).count()).toBe(0);
   });
 
   it('asks for the code after the password when TOTP is on', async () => {
-    // The confirmation used this step's code; the next step's is accepted once.
-    await logIn(clerk, clerkPassword, () => totpCodeAt(clerkSecret, Date.now() + 30_000));
+    // The confirmation used this step's code; a later step's is accepted once.
+    await logIn(clerk, clerkPassword, nextCode);
     await page.getByRole('heading', { name: 'Your token' }).waitFor();
     await page.goto(`${service.url}/admin`);
     await page.evaluate('localStorage.clear()');
@@ -212,6 +278,27 @@ run('the administration page’s staff-account screens, in Chromium', () => {
     await page.getByText(/That code is not valid/).waitFor();
     expect(await stored()).toBeNull();
   });
+
+  it('turns off one’s own TOTP with the password and a current code; a wrong code is refused and keeps it on', async () => {
+    await logIn(clerk, clerkPassword, nextCode);
+    await openTab('Account');
+    const form = page.locator('form', { has: page.getByRole('heading', { name: 'Turn off two-step verification' }) });
+    await form.getByLabel('Current password').fill(clerkPassword);
+    const right = totpCodeAt(clerkSecret, Date.now());
+    await form.getByLabel('Code from the app').fill(String((Number(right) + 500_000) % 1_000_000).padStart(6, '0'));
+    await form.getByRole('button', { name: 'Turn off two-step verification' }).click();
+    await form.getByText('The one-time code is not valid.').waitFor();
+    await page.screenshot({ path: `${DOCS}/admin-totp-disable.png`, fullPage: true });
+    expect(await clerkMfa()).toBe(true);
+    await form.getByLabel('Code from the app').fill(await nextCode());
+    await form.getByRole('button', { name: 'Turn off two-step verification' }).click();
+    await page.getByText('Two-step verification is off.', { exact: false }).waitFor();
+    expect(await clerkMfa()).toBe(false);
+    expect(await page.getByRole('heading', { name: 'Turn off two-step verification' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Set up two-step verification' }).waitFor();
+    await logIn(clerk, clerkPassword); // no code asked any more
+    // Up to two waits for a fresh TOTP step on the real clock.
+  }, 150_000);
 
   it('shows API keys with their owner and prefix', async () => {
     await logIn(owner, PASSWORD);

@@ -32,7 +32,7 @@ interface Enrolment {
   recovery_codes: string[];
 }
 
-function TotpSetUp({ onOn }: { onOn(): void }) {
+function TotpSetUp({ onStarted, onOn }: { onStarted(): void; onOn(): void }) {
   const [password, setPassword] = useState('');
   const [enrolment, setEnrolment] = useState<Enrolment | null>(null);
   const [otp, setOtp] = useState('');
@@ -46,6 +46,8 @@ function TotpSetUp({ onOn }: { onOn(): void }) {
     try {
       setEnrolment(await authed<Enrolment>('POST', '/v1/users/me/mfa/totp', { current_password: password }));
       setPassword('');
+      // The service starts a set-up only while TOTP is off.
+      onStarted();
     } catch (e) {
       setResult({ tone: 'error', text: describeError(e) });
     } finally {
@@ -167,6 +169,7 @@ export function Totp({ held }: { held: string[] }) {
       {notice && <Alert tone="success">{notice}</Alert>}
       {state !== 'on' && (
         <TotpSetUp
+          onStarted={() => setState('off')}
           onOn={() => {
             setState('on');
             setNotice('Two-step verification is on. Your other sessions have ended.');
