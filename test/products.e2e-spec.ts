@@ -4,6 +4,10 @@ import { createAccount, createCompanies, login, authed } from './support/fixture
 import { startTestApp, type TestApp } from './support/test-app';
 import { expectError, expectInvalid } from './support/expectations';
 
+let suffix = 0;
+/** Distinct SKUs within one run of the suite. */
+const uniqueSuffix = () => `${process.pid}-${++suffix}`;
+
 describe(`products (${currentTestDatabase()})`, () => {
   let t: TestApp;
   let clock: ManualClock;
@@ -138,21 +142,6 @@ describe(`products (${currentTestDatabase()})`, () => {
       expect((await as(readerA).get(`/v1/products/${product.id}`).expect(200)).body).toEqual(product);
     });
 
-    it('a duplicate sku in the same company → details for sku, on POST and PUT; another company may use it', async () => {
-      await create(writerA, { name: 'Original', sku: 'DUP-1', price: 1 });
-      const dup = await as(writerA).post('/v1/products', { name: 'Copy', sku: 'DUP-1', price: 2 });
-      expectInvalid(dup, 'sku');
-      const other = await create(writerA, { name: 'Other', sku: 'DUP-2', price: 3 });
-      expectInvalid(
-        await as(writerA).put(`/v1/products/${other.id}`, { name: 'Other', sku: 'DUP-1', price: 3 }),
-        'sku',
-      );
-      expect((await as(readerA).get(`/v1/products/${other.id}`).expect(200)).body.sku).toBe('DUP-2');
-      // SKUs are case-sensitive, and unique per company only.
-      await create(writerA, { name: 'Lower', sku: 'dup-1', price: 1 });
-      await create(writerB, { name: 'Theirs', sku: 'DUP-1', price: 1 });
-    });
-
     it.each([
       ['page=0', ['page']],
       ['per_page=101', ['per_page']],
@@ -169,9 +158,111 @@ describe(`products (${currentTestDatabase()})`, () => {
       async (id) => {
         expectError(await as(readerA).get(`/v1/products/${id}`), 404, 'error_not_found');
         expectError(await as(writerA).put(`/v1/products/${id}`, valid), 404, 'error_not_found');
+        expectError(await as(writerA).patch(`/v1/products/${id}`, { price: 1 }), 404, 'error_not_found');
         expectError(await as(writerA).delete(`/v1/products/${id}`), 404, 'error_not_found');
       },
     );
+  });
+
+  describe('PATCH /v1/products/{id}: only the fields sent change', () => {
+    it.each<[string, object]>([
+      ['name', { name: '  Black tea 100 g ' }],
+      ['sku', { sku: 'TEA-BLK-100' }],
+      ['price', { price: 0 }],
+      ['name and price', { name: 'Black tea', price: 990 }],
+    ])('changes only %s, and updated_at', async (_label, body) => {
+      const product = await create(writerA, { name: 'Patch me', sku: `PATCH-${uniqueSuffix()}`, price: 1250 });
+      clock.advance(1000);
+      const res = await as(writerA).patch(`/v1/products/${product.id}`, body).expect(200);
+      const trimmed = Object.fromEntries(
+        Object.entries(body).map(([key, value]) => [key, typeof value === 'string' ? value.trim() : value]),
+      );
+      const expected = { ...product, ...trimmed, updated_at: clock.now().toISOString() };
+      expect(res.body).toEqual(expected);
+      expect((await as(readerA).get(`/v1/products/${product.id}`).expect(200)).body).toEqual(expected);
+    });
+
+    it('may send the sku the product already has', async () => {
+      const product = await create(writerA, { name: 'Same sku', sku: 'SAME-SKU-1', price: 5 });
+      const res = await as(writerA).patch(`/v1/products/${product.id}`, { sku: 'SAME-SKU-1', price: 6 }).expect(200);
+      expect(res.body).toMatchObject({ sku: 'SAME-SKU-1', price: 6, name: 'Same sku' });
+    });
+
+    it.each<[string, object | undefined, string[]]>([
+      ['an empty body', {}, ['body']],
+      ['no body at all', undefined, ['body']],
+      ['name null', { name: null }, ['name']],
+      ['sku null', { sku: null }, ['sku']],
+      ['price null', { price: null }, ['price']],
+      ['name blank', { name: '  ' }, ['name']],
+      ['sku with a space', { sku: 'A B' }, ['sku']],
+      ['price fractional', { price: 1.5 }, ['price']],
+      ['price too large', { price: 1_000_000_001 }, ['price']],
+      ['an unknown field', { price: 1, currency: 'EUR' }, ['currency']],
+      ['the id', { id: 99 }, ['id']],
+    ])('refuses %s with 400 naming the field, and changes nothing', async (_label, body, fields) => {
+      const product = await create(writerA, { name: 'Unchanged', sku: `KEEP-${uniqueSuffix()}`, price: 7 });
+      clock.advance(1000);
+      expectInvalid(await as(writerA).patch(`/v1/products/${product.id}`, body), ...fields);
+      expect((await as(readerA).get(`/v1/products/${product.id}`).expect(200)).body).toEqual(product);
+    });
+  });
+
+  describe('a sku already used in the company: 409 error_conflict, nothing changes', () => {
+    it('on POST, PUT and PATCH; the product keeps its values', async () => {
+      await create(writerA, { name: 'Original', sku: 'DUP-1', price: 1 });
+      expectError(
+        await as(writerA).post('/v1/products', { name: 'Copy', sku: 'DUP-1', price: 2 }),
+        409,
+        'error_conflict',
+      );
+      expect((await as(readerA).get('/v1/products?name=Copy').expect(200)).body.total).toBe(0);
+
+      const other = await create(writerA, { name: 'Other', sku: 'DUP-2', price: 3 });
+      clock.advance(1000);
+      expectError(
+        await as(writerA).put(`/v1/products/${other.id}`, { name: 'Renamed', sku: 'DUP-1', price: 4 }),
+        409,
+        'error_conflict',
+      );
+      expectError(
+        await as(writerA).patch(`/v1/products/${other.id}`, { name: 'Renamed', sku: 'DUP-1' }),
+        409,
+        'error_conflict',
+      );
+      expect((await as(readerA).get(`/v1/products/${other.id}`).expect(200)).body).toEqual(other);
+    });
+
+    it('SKUs are case-sensitive and unique per company only', async () => {
+      await create(writerA, { name: 'Upper', sku: 'CASE-1', price: 1 });
+      await create(writerA, { name: 'Lower', sku: 'case-1', price: 1 });
+      await create(writerB, { name: 'Theirs', sku: 'CASE-1', price: 1 });
+      const mine = await create(writerB, { name: 'Mine', sku: 'CASE-2', price: 1 });
+      await as(writerB).patch(`/v1/products/${mine.id}`, { sku: 'case-1' }).expect(200);
+    });
+
+    it('concurrent creates of one sku: exactly one 201, the others 409, never a 5xx', async () => {
+      const sku = `RACE-${uniqueSuffix()}`;
+      const results = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => as(writerA).post('/v1/products', { name: `Racer ${i}`, sku, price: i })),
+      );
+      const statuses = results.map((res) => res.status).sort();
+      expect(statuses).toEqual([201, 409, 409, 409, 409, 409]);
+      for (const res of results.filter((r) => r.status === 409)) expectError(res, 409, 'error_conflict');
+      const listed = (await as(readerA).get('/v1/products?name=Racer&per_page=100').expect(200)).body.data;
+      expect(listed.filter((p: { sku: string }) => p.sku === sku)).toHaveLength(1);
+    });
+
+    it('concurrent PATCHes of two products to one free sku: one 200, one 409', async () => {
+      const sku = `RACE-${uniqueSuffix()}`;
+      const first = await create(writerA, { name: 'Racer A', sku: `${sku}-A`, price: 1 });
+      const second = await create(writerA, { name: 'Racer B', sku: `${sku}-B`, price: 1 });
+      const results = await Promise.all([
+        as(writerA).patch(`/v1/products/${first.id}`, { sku }),
+        as(writerA).patch(`/v1/products/${second.id}`, { sku }),
+      ]);
+      expect(results.map((res) => res.status).sort()).toEqual([200, 409]);
+    });
   });
 
   describe('credentials and permissions', () => {
@@ -188,6 +279,7 @@ describe(`products (${currentTestDatabase()})`, () => {
         401,
         'error_jwt_is_required',
       );
+      expectError(await t.http().patch('/v1/products/1').send({ price: 1 }), 401, 'error_jwt_is_required');
       expectError(await t.http().delete('/v1/products/1'), 401, 'error_jwt_is_required');
     });
 
@@ -202,6 +294,11 @@ describe(`products (${currentTestDatabase()})`, () => {
       );
       expectError(
         await as(readerA).put(`/v1/products/${product.id}`, { name: 'No', sku: 'NO-1', price: 1 }),
+        403,
+        'error_permission_denied',
+      );
+      expectError(
+        await as(readerA).patch(`/v1/products/${product.id}`, { name: 'No' }),
         403,
         'error_permission_denied',
       );
@@ -233,6 +330,7 @@ describe(`products (${currentTestDatabase()})`, () => {
         404,
         'error_not_found',
       );
+      expectError(await as(writerA).patch(`/v1/products/${theirs.id}`, { price: 0 }), 404, 'error_not_found');
       expectError(await as(writerA).delete(`/v1/products/${theirs.id}`), 404, 'error_not_found');
 
       // Untouched, as B sees it.
@@ -257,26 +355,35 @@ describe(`products (${currentTestDatabase()})`, () => {
       await as(readerA).get(`/v1/products/${product.id}`),
       await as(writerA).post('/v1/products', { name: 'x' }),
       await as(writerA).put(`/v1/products/${product.id}`, { name: 'Limited', sku: 'RL-1', price: 2 }),
+      await as(writerA).patch(`/v1/products/${product.id}`, { price: 3 }),
       await as(writerA).delete(`/v1/products/${product.id}`),
       await as(readerA).delete(`/v1/products/${product.id}`),
       await t.http().get('/v1/products'),
     ];
-    expect(responses.map((res) => res.status)).toEqual([200, 200, 400, 200, 204, 403, 401]);
+    expect(responses.map((res) => res.status)).toEqual([200, 200, 400, 200, 200, 204, 403, 401]);
     for (const res of responses) {
       expect(res.headers['x-rate-limit-limit']).toMatch(/^\d+$/);
       expect(res.headers['x-rate-limit-remaining']).toMatch(/^\d+$/);
       expect(res.headers['x-rate-limit-identifier']).toMatch(
-        /^[^|]+\|(GET|POST|PUT|DELETE)\|products\|([0-9a-f]{16}|-)$/,
+        /^[^|]+\|(GET|POST|PUT|PATCH|DELETE)\|products\|([0-9a-f]{16}|-)$/,
       );
     }
     expect(responses[0].headers['x-rate-limit-identifier']).toContain('|GET|products|');
-    expect(responses[4].headers['x-rate-limit-identifier']).toContain('|DELETE|products|');
+    expect(responses[4].headers['x-rate-limit-identifier']).toContain('|PATCH|products|');
+    expect(responses[4].headers['x-rate-limit-limit']).toBe(responses[0].headers['x-rate-limit-limit']);
+    expect(responses[5].headers['x-rate-limit-identifier']).toContain('|DELETE|products|');
   });
 
-  it('is documented in OpenAPI with its DTOs and the 404', async () => {
+  it('is documented in OpenAPI with its DTOs, the 404 and the 409', async () => {
     const doc = (await t.http().get('/docs/openapi.json').expect(200)).body;
     expect(Object.keys(doc.paths['/v1/products']).sort()).toEqual(['get', 'post']);
-    expect(Object.keys(doc.paths['/v1/products/{id}']).sort()).toEqual(['delete', 'get', 'put']);
+    expect(Object.keys(doc.paths['/v1/products/{id}']).sort()).toEqual(['delete', 'get', 'patch', 'put']);
+    const conflicts = (method: string, path: string) =>
+      JSON.stringify(doc.paths[path][method].responses['409'] ?? null);
+    expect(conflicts('post', '/v1/products')).toContain('error_conflict');
+    expect(conflicts('put', '/v1/products/{id}')).toContain('error_conflict');
+    expect(conflicts('patch', '/v1/products/{id}')).toContain('error_conflict');
+    expect(doc.paths['/v1/products/{id}'].delete.responses['409']).toBeUndefined();
     expect(doc.paths['/v1/products/{id}'].get.responses['404']).toBeDefined();
     expect(doc.paths['/v1/products'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual([
       'name',
@@ -284,5 +391,7 @@ describe(`products (${currentTestDatabase()})`, () => {
       'per_page',
     ]);
     expect(doc.components.schemas.ProductInputDto.required.sort()).toEqual(['name', 'price', 'sku']);
+    expect(doc.components.schemas.ProductPatchDto.required).toBeUndefined();
+    expect(Object.keys(doc.components.schemas.ProductPatchDto.properties).sort()).toEqual(['name', 'price', 'sku']);
   });
 });

@@ -1,12 +1,26 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Post, Put, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Patch, Post, Put, Query } from '@nestjs/common';
+import {
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorator';
 import type { Principal } from '../auth/credentials/principal';
+import { ErrorBodySchema } from '../common/errors/error-body.schema';
 import { ApiRecordId, RecordId } from '../common/http/record-id';
-import { ProductDto, ProductInputDto, ProductListQueryDto, ProductPageDto } from './dto/product.dto';
+import { ProductDto, ProductInputDto, ProductListQueryDto, ProductPageDto, ProductPatchDto } from './dto/product.dto';
 import { ProductsService } from './products.service';
 
 const NOT_FOUND = 'No such product.';
+
+const SkuTaken = () =>
+  ApiConflictResponse({
+    description: 'error_conflict: another product of the current company already has this sku; nothing changed',
+    type: ErrorBodySchema,
+  });
 
 @ApiTags('products')
 @Controller({ path: 'products', version: '1' })
@@ -25,6 +39,7 @@ export class ProductsController {
   @Auth({ permission: 'products:write' })
   @ApiOperation({ summary: 'Create a product in the current company' })
   @ApiCreatedResponse({ type: ProductDto })
+  @SkuTaken()
   create(@CurrentPrincipal() principal: Principal, @Body() body: ProductInputDto): Promise<ProductDto> {
     return this.products.create(principal.companyId, body);
   }
@@ -43,12 +58,32 @@ export class ProductsController {
   @ApiOperation({ summary: 'Replace the name, sku and price of a product (all three are required)' })
   @ApiRecordId('product')
   @ApiOkResponse({ type: ProductDto })
+  @SkuTaken()
   replace(
     @CurrentPrincipal() principal: Principal,
     @RecordId(NOT_FOUND) id: number,
     @Body() body: ProductInputDto,
   ): Promise<ProductDto> {
     return this.products.replace(principal.companyId, id, body);
+  }
+
+  @Patch(':id')
+  @Auth({ permission: 'products:write' })
+  @ApiOperation({
+    summary: 'Change some of the name, sku and price of a product',
+    description:
+      'Only the fields sent change; the others keep their values. At least one field must be sent; null is ' +
+      'refused like any other wrong value.',
+  })
+  @ApiRecordId('product')
+  @ApiOkResponse({ type: ProductDto })
+  @SkuTaken()
+  update(
+    @CurrentPrincipal() principal: Principal,
+    @RecordId(NOT_FOUND) id: number,
+    @Body() body: ProductPatchDto,
+  ): Promise<ProductDto> {
+    return this.products.patch(principal.companyId, id, body);
   }
 
   @Delete(':id')

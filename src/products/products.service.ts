@@ -3,15 +3,23 @@ import { DataSource, type EntityManager, QueryFailedError } from 'typeorm';
 import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
 import { type Page, toPage } from '../common/http/pagination';
-import type { ProductDto, ProductInputDto, ProductListQueryDto } from './dto/product.dto';
+import type { ProductDto, ProductInputDto, ProductListQueryDto, ProductPatchDto } from './dto/product.dto';
 import { Product } from './product.entity';
 
 const UNIQUE_VIOLATION = '23505';
+// The migration's unique index (1763700200000-CreateProducts); a violation of any other is not a taken sku.
+const SKU_INDEX = 'product_company_id_sku_key';
 const NOT_FOUND = 'No such product.';
 
 /** `%`, `_` and the escape character itself match literally in a name filter (backslash is LIKE's default escape). */
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (char) => `\\${char}`);
+}
+
+/** What node-postgres and PGlite both report of a failed statement. */
+interface DriverError {
+  code?: string;
+  constraint?: string;
 }
 
 export function toProductDto(product: Product): ProductDto {
@@ -71,14 +79,36 @@ export class ProductsService {
   }
 
   /** PUT semantics: every editable field is replaced; id, company and created_at stay. */
-  async replace(companyId: number, id: number, input: ProductInputDto): Promise<ProductDto> {
+  replace(companyId: number, id: number, input: ProductInputDto): Promise<ProductDto> {
+    return this.update(companyId, id, this.editable(input));
+  }
+
+  /** PATCH semantics: only the fields sent change; a body that sends none changes nothing and is refused. */
+  patch(companyId: number, id: number, input: ProductPatchDto): Promise<ProductDto> {
+    const changes: Partial<Pick<Product, 'name' | 'sku' | 'price'>> = {};
+    if (input.name !== undefined) changes.name = input.name;
+    if (input.sku !== undefined) changes.sku = input.sku;
+    if (input.price !== undefined) changes.price = input.price;
+    if (Object.keys(changes).length === 0) {
+      throw ApiError.validation('Send at least one of name, sku and price.', [
+        { field: 'body', message: 'at least one of name, sku and price is required' },
+      ]);
+    }
+    return this.update(companyId, id, changes);
+  }
+
+  private async update(
+    companyId: number,
+    id: number,
+    fields: Partial<Pick<Product, 'name' | 'sku' | 'price'>>,
+  ): Promise<ProductDto> {
     try {
       return await this.dataSource.transaction(async (manager) => {
         const repository = manager.getRepository(Product);
         // Locked so that the row returned is exactly the one this statement wrote.
         const product = await repository.findOne({ where: { id, companyId }, lock: { mode: 'pessimistic_write' } });
         if (!product) throw ApiError.notFound(NOT_FOUND);
-        const changes = { ...this.editable(input), updatedAt: this.clock.now() };
+        const changes = { ...fields, updatedAt: this.clock.now() };
         await repository.update({ id, companyId }, changes);
         return toProductDto({ ...product, ...changes });
       });
@@ -114,14 +144,13 @@ export class ProductsService {
   }
 
   /**
-   * The only unique index besides the primary key is (company_id, sku), so a unique violation is a duplicate
-   * SKU. Checking first instead would race with a concurrent insert of the same SKU; the index decides.
+   * A unique violation of the (company_id, sku) index is a taken SKU: 409 error_conflict. Checking first instead
+   * would race with a concurrent write of the same SKU; the index decides, and the loser gets the 409.
    */
   private translate(error: unknown): unknown {
-    if (error instanceof QueryFailedError && (error.driverError as { code?: string })?.code === UNIQUE_VIOLATION) {
-      return ApiError.validation('A product with this sku already exists in this company.', [
-        { field: 'sku', message: 'is already used by another product of this company' },
-      ]);
+    const driverError = error instanceof QueryFailedError ? (error.driverError as DriverError | undefined) : undefined;
+    if (driverError?.code === UNIQUE_VIOLATION && driverError.constraint === SKU_INDEX) {
+      return ApiError.conflict('A product with this sku already exists in this company.');
     }
     return error;
   }

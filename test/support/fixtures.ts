@@ -55,6 +55,7 @@ export function authed(t: TestApp, credential: string) {
     get: (path: string) => t.http().get(path).set('authorization', credential),
     post: (path: string, body?: object) => t.http().post(path).set('authorization', credential).send(body),
     put: (path: string, body?: object) => t.http().put(path).set('authorization', credential).send(body),
+    patch: (path: string, body?: object) => t.http().patch(path).set('authorization', credential).send(body),
     delete: (path: string) => t.http().delete(path).set('authorization', credential),
   };
 }

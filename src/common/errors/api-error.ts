@@ -82,6 +82,11 @@ export class ApiError extends HttpException {
     return new ApiError(ErrorCode.Validation, HttpStatus.BAD_REQUEST, message, details);
   }
 
+  /** 409: a value that must be unique (contract.md names a product's sku in its company) is taken. */
+  static conflict(message: string): ApiError {
+    return new ApiError(ErrorCode.Conflict, HttpStatus.CONFLICT, message);
+  }
+
   static notFound(message = 'The requested resource was not found.'): ApiError {
     return new ApiError(ErrorCode.NotFound, HttpStatus.NOT_FOUND, message);
   }

@@ -77,6 +77,11 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorCodeEntry> = {
     when: 'no such record in the current company (records of other companies and malformed ids included)',
     example: 'No such product.',
   },
+  [ErrorCode.Conflict]: {
+    status: 409,
+    when: "a value that must be unique is taken (a product's sku in its company); nothing was changed",
+    example: 'A product with this sku already exists in this company.',
+  },
   [ErrorCode.PayloadTooLarge]: {
     status: 413,
     when: 'the body is over the limit (1 MiB of JSON; uploads: FILES_MAX_BYTES)',

@@ -7,6 +7,7 @@ export const ErrorCode = {
   CompanyNotMember: 'error_company_not_member',
   PermissionDenied: 'error_permission_denied',
   NotFound: 'error_not_found',
+  Conflict: 'error_conflict',
   PayloadTooLarge: 'error_payload_too_large',
   UnsupportedMediaType: 'error_unsupported_media_type',
   BadRequest: 'error_bad_request',

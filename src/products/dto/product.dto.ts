@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
 import { PageMetaDto, PageQueryDto } from '../../common/http/pagination';
@@ -22,7 +22,7 @@ export class ProductInputDto {
     maxLength: 64,
     pattern: '^[A-Za-z0-9._/-]+$',
     example: 'TEA-GRN-100',
-    description: 'Unique within the company, case-sensitive; a duplicate answers 400 error_validation (field `sku`)',
+    description: 'Unique within the company, case-sensitive; one already used there answers 409 error_conflict',
   })
   @IsString()
   @Length(1, 64)
@@ -41,6 +41,12 @@ export class ProductInputDto {
   @Max(MAX_PRICE)
   price: number;
 }
+
+/**
+ * PATCH: only the fields sent change. A field sent as null is refused like any other wrong value (it is not
+ * "unset": every field is required on a product), hence `skipNullProperties: false`.
+ */
+export class ProductPatchDto extends PartialType(ProductInputDto, { skipNullProperties: false }) {}
 
 export class ProductDto {
   @ApiProperty({ type: 'integer', minimum: 1, example: 17 })
