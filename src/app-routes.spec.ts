@@ -7,6 +7,7 @@ import { describeRule, routeRules } from '../test/support/route-rules';
  */
 const EXPECTED = `
 DELETE /v1/apikeys/:id                         permission apikeys:manage, JWT only      apikeys: 3 per 3 s
+DELETE /v1/files/:id                           permission files:write                   files: 3 per 3 s
 DELETE /v1/products/:id                        permission products:write                products: 3 per 3 s
 DELETE /v1/users/sessions/:id                  JWT only                                 users: 3 per 3 s
 GET /health                                    public                                   not rate limited
@@ -14,7 +15,9 @@ GET /health/live                               public                           
 GET /metrics                                   public                                   not rate limited
 GET /v1/apikeys                                permission apikeys:manage                apikeys: 30 per 3 s
 GET /v1/auditevents                            permission auditevents:read              auditevents: 30 per 3 s
+GET /v1/files                                  permission files:write                   files: 30 per 3 s
 GET /v1/files/:id                              permission files:write                   files: 30 per 3 s
+GET /v1/files/:id/content                      permission files:write                   files: 30 per 3 s
 GET /v1/marketingconversations                 permission marketingconversations:read   marketingconversations: 30 per 3 s
 GET /v1/marketingconversations/:id             permission marketingconversations:read   marketingconversations: 30 per 3 s
 GET /v1/marketingconversations/:id/messages    permission marketingconversations:read   marketingconversations: 30 per 3 s
@@ -39,6 +42,7 @@ POST /v1/users/authenticateinit                public                           
 POST /v1/users/changeworkingcompany            JWT only                                 users: 15 per 3 s
 POST /v1/users/logout                          JWT only                                 users: 15 per 3 s
 POST /v1/users/refreshtoken                    public                                   users: 15 per 3 s
+PATCH /v1/products/:id                         permission products:write                products: 30 per 3 s
 PUT /v1/orders/:id                             permission orders:write                  orders: 15 per 3 s
 PUT /v1/products/:id                           permission products:write                products: 15 per 3 s
 PUT /v1/users/:id/permissions                  permission users:write                   users: 15 per 3 s

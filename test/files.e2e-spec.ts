@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -7,6 +7,7 @@ import { DataSource } from 'typeorm';
 import { HOST_RESOLVER, type HostResolver, systemHostResolver } from '../src/files/fetch/safe-image-fetcher';
 import { FILE_STORAGE, type FileStorage } from '../src/files/storage/file-storage';
 import { createAccount, createCompanies, login, type LoginBody } from './support/fixtures';
+import type { ManualClock } from './support/manual-clock';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const MAX_BYTES = 2048;
@@ -38,6 +39,14 @@ function multipart(...parts: Part[]): { body: Buffer; contentType: string } {
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
   return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+/** Supertest's parser for a body kept as the exact bytes, whatever its content type. */
+function bytes(response: unknown, callback: (error: Error | null, body: Buffer) => void): void {
+  const res = response as IncomingMessage;
+  const chunks: Buffer[] = [];
+  res.on('data', (chunk: Buffer) => chunks.push(chunk));
+  res.on('end', () => callback(null, Buffer.concat(chunks)));
 }
 
 /** Every regular file under `dir` (none when it does not exist). */
@@ -370,6 +379,237 @@ describe('files', () => {
     });
   });
 
+  describe('GET /v1/files', () => {
+    it("lists the company's records newest first, in pages, never the content or another company's files", async () => {
+      const [company] = await createCompanies(t, 'Lister Co');
+      const own = await login(t, await createAccount(t, [company.id], ['files:write']), company.id);
+      const clock = t.clock as ManualClock;
+      const made: Array<{ id: string }> = [];
+      for (const name of ['a.txt', 'b.txt', 'c.txt']) {
+        clock.advance(1000);
+        const res = await upload(own.jwt, { name: 'file', filename: name, contentType: 'text/plain', data: name });
+        expect(res.status).toBe(201);
+        made.push(res.body);
+      }
+      const newestFirst = [...made].reverse();
+      const list = (query = '') => t.http().get(`/v1/files${query}`).set('authorization', own.jwt);
+
+      expect((await list().expect(200)).body).toEqual({ data: newestFirst, page: 1, per_page: 20, total: 3 });
+      expect((await list('?page=2&per_page=2').expect(200)).body).toEqual({
+        data: newestFirst.slice(2),
+        page: 2,
+        per_page: 2,
+        total: 3,
+      });
+      expect((await list('?page=3&per_page=2').expect(200)).body).toEqual({ data: [], page: 3, per_page: 2, total: 3 });
+      expect((await list('?per_page=100').expect(200)).body.total).toBe(3);
+
+      const theirs = await t.http().get('/v1/files?per_page=100').set('authorization', outsider.jwt).expect(200);
+      const theirIds = (theirs.body.data as Array<{ id: string }>).map((file) => file.id);
+      expect(theirIds.filter((id) => made.some((file) => file.id === id))).toEqual([]);
+    });
+
+    it.each([
+      ['page=0', 'page'],
+      ['per_page=0', 'per_page'],
+      ['per_page=101', 'per_page'],
+      ['page=x', 'page'],
+      ['name=a', 'name'],
+      ['sort=size', 'sort'],
+    ])('refuses ?%s with 400 error_validation naming %s', async (query, field) => {
+      const res = await t.http().get(`/v1/files?${query}`).set('authorization', writer.jwt);
+      expectError(res, 400, 'error_validation');
+      expect(res.body.details).toEqual(expect.arrayContaining([{ field, message: expect.any(String) }]));
+    });
+  });
+
+  describe('GET /v1/files/{id}/content', () => {
+    const download = (jwt: string, id: string) =>
+      t.http().get(`/v1/files/${id}/content`).set('authorization', jwt).buffer(true).parse(bytes);
+
+    it('answers the bytes as uploaded, with the stored type, as an attachment that is never sniffed', async () => {
+      const data = Buffer.from(Array.from({ length: 1500 }, (_, i) => (i * 7) % 256));
+      const created = await upload(writer.jwt, {
+        name: 'file',
+        filename: 'data.bin',
+        contentType: 'application/octet-stream',
+        data,
+      });
+      expect(created.status).toBe(201);
+      const res = await download(writer.jwt, created.body.id).expect(200);
+      expect(Buffer.compare(res.body as Buffer, data)).toBe(0);
+      expect(res.headers).toMatchObject({
+        'content-type': 'application/octet-stream',
+        'content-length': String(data.length),
+        'content-disposition': 'attachment; filename="data.bin"',
+        'x-content-type-options': 'nosniff',
+        'content-security-policy': "default-src 'none'; sandbox",
+        'cache-control': 'private, no-store',
+      });
+      expect(res.headers['x-rate-limit-identifier']).toMatch(/\|GET\|files\|[0-9a-f]{16}$/);
+    });
+
+    it.each([
+      ['text/html', 'page.html', '<html><script>alert(document.cookie)</script></html>'],
+      ['image/svg+xml', 'logo.svg', '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>'],
+      ['text/plain', 'notes.txt', 'plain text, no charset added'],
+    ])('serves %s only as a download, with the type it was stored with', async (contentType, filename, data) => {
+      const created = await upload(writer.jwt, { name: 'file', filename, contentType, data });
+      const res = await download(writer.jwt, created.body.id).expect(200);
+      expect((res.body as Buffer).toString('utf8')).toBe(data);
+      expect(res.headers['content-type']).toBe(contentType);
+      expect(res.headers['content-disposition']).toBe(`attachment; filename="${filename}"`);
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['content-security-policy']).toMatch(/sandbox/);
+    });
+
+    it('names a non-ASCII or quoted file exactly through filename*, with a plain ASCII fallback', async () => {
+      const created = await upload(writer.jwt, {
+        name: 'file',
+        // A quoted-string with escaped quotes, as RFC 7578 allows.
+        filename: 'báo cáo \\"Q3\\".pdf',
+        contentType: 'application/pdf',
+        data: '%PDF-1.4',
+      });
+      expect(created.body.name).toBe('báo cáo "Q3".pdf');
+      const res = await download(writer.jwt, created.body.id).expect(200);
+      const disposition = res.headers['content-disposition'];
+      expect(disposition).toBe(
+        `attachment; filename="b_o c_o _Q3_.pdf"; filename*=UTF-8''b%C3%A1o%20c%C3%A1o%20%22Q3%22.pdf`,
+      );
+      expect(decodeURIComponent(disposition.split("''")[1])).toBe(created.body.name);
+    });
+
+    it('answers HEAD with the same headers and no body', async () => {
+      const created = await upload(writer.jwt, {
+        name: 'file',
+        filename: 'h.txt',
+        contentType: 'text/plain',
+        data: 'head',
+      });
+      const res = await t.http().head(`/v1/files/${created.body.id}/content`).set('authorization', writer.jwt);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-length']).toBe('4');
+      expect(res.headers['content-disposition']).toBe('attachment; filename="h.txt"');
+      expect(res.text ?? '').toBe('');
+    });
+
+    it("is 404 for another company's file, an unknown or malformed id, and 401/403 without files:write", async () => {
+      const created = await upload(writer.jwt, {
+        name: 'file',
+        filename: 's.txt',
+        contentType: 'text/plain',
+        data: 's',
+      });
+      const content = (id: string) => `/v1/files/${id}/content`;
+      expectError(
+        await t.http().get(content(created.body.id)).set('authorization', outsider.jwt),
+        404,
+        'error_not_found',
+      );
+      expectError(await t.http().get(content(randomUUID())).set('authorization', writer.jwt), 404, 'error_not_found');
+      expectError(await t.http().get(content('not-a-uuid')).set('authorization', writer.jwt), 404, 'error_not_found');
+      expectError(
+        await t.http().get(content(created.body.id)).set('authorization', reader.jwt),
+        403,
+        'error_permission_denied',
+      );
+      expectError(await t.http().get(content(created.body.id)), 401, 'error_jwt_is_required');
+      expectError(
+        await t
+          .http()
+          .get(`${content(created.body.id)}?download=1`)
+          .set('authorization', writer.jwt),
+        400,
+        'error_validation',
+      );
+    });
+
+    it('is 404, not 500, when the record is there but the stored content is gone', async () => {
+      const created = await upload(writer.jwt, {
+        name: 'file',
+        filename: 'lost.txt',
+        contentType: 'text/plain',
+        data: 'x',
+      });
+      rmSync(join(filesDir(), String(companyId), created.body.id));
+      expectError(
+        await t.http().get(`/v1/files/${created.body.id}/content`).set('authorization', writer.jwt),
+        404,
+        'error_not_found',
+      );
+      // ...and deleting such a record still works.
+      await t.http().delete(`/v1/files/${created.body.id}`).set('authorization', writer.jwt).expect(204);
+      expect(await t.app.get(DataSource).query('SELECT 1 FROM "file" WHERE id = $1', [created.body.id])).toEqual([]);
+    });
+  });
+
+  describe('DELETE /v1/files/{id}', () => {
+    it('removes the record and the stored content; afterwards every route answers 404', async () => {
+      const created = await upload(writer.jwt, {
+        name: 'file',
+        filename: 'gone.txt',
+        contentType: 'text/plain',
+        data: 'bye',
+      });
+      const onDisk = join(filesDir(), String(companyId), created.body.id);
+      expect(existsSync(onDisk)).toBe(true);
+      const before = await rowCount();
+
+      const res = await t.http().delete(`/v1/files/${created.body.id}`).set('authorization', writer.jwt);
+      expect(res.status).toBe(204);
+      expect(res.text).toBe('');
+      expect(res.headers['x-rate-limit-identifier']).toMatch(/\|DELETE\|files\|[0-9a-f]{16}$/);
+
+      expect(await rowCount()).toBe(before - 1);
+      expect(existsSync(onDisk)).toBe(false);
+      for (const path of [`/v1/files/${created.body.id}`, `/v1/files/${created.body.id}/content`]) {
+        expectError(await t.http().get(path).set('authorization', writer.jwt), 404, 'error_not_found');
+      }
+      expectError(
+        await t.http().delete(`/v1/files/${created.body.id}`).set('authorization', writer.jwt),
+        404,
+        'error_not_found',
+      );
+      const listed = await t.http().get('/v1/files?per_page=100').set('authorization', writer.jwt).expect(200);
+      expect((listed.body.data as Array<{ id: string }>).map((file) => file.id)).not.toContain(created.body.id);
+      await expectNothingLeftBehind(before - 1);
+    });
+
+    it("leaves another company's file alone (404), and refuses without files:write (403) or a credential", async () => {
+      const created = await upload(writer.jwt, {
+        name: 'file',
+        filename: 'keep.txt',
+        contentType: 'text/plain',
+        data: 'k',
+      });
+      const path = `/v1/files/${created.body.id}`;
+      expectError(await t.http().delete(path).set('authorization', outsider.jwt), 404, 'error_not_found');
+      expectError(await t.http().delete(path).set('authorization', reader.jwt), 403, 'error_permission_denied');
+      expectError(await t.http().delete(path), 401, 'error_jwt_is_required');
+      expectError(
+        await t.http().delete('/v1/files/not-a-uuid').set('authorization', writer.jwt),
+        404,
+        'error_not_found',
+      );
+      expect((await t.http().get(path).set('authorization', writer.jwt).expect(200)).body).toEqual(created.body);
+      expect(existsSync(join(filesDir(), String(companyId), created.body.id))).toBe(true);
+    });
+
+    it('two concurrent deletes of one file: one 204, one 404', async () => {
+      const created = await upload(writer.jwt, {
+        name: 'file',
+        filename: 'race.txt',
+        contentType: 'text/plain',
+        data: 'r',
+      });
+      const results = await Promise.all(
+        [1, 2].map(() => t.http().delete(`/v1/files/${created.body.id}`).set('authorization', writer.jwt)),
+      );
+      expect(results.map((res) => res.status).sort()).toEqual([204, 404]);
+    });
+  });
+
   describe('POST /v1/files/addimagefromurl', () => {
     it('stores an image from an allow-listed server, typed by its bytes and named after the URL', async () => {
       const res = await fetchImage(t, writer.jwt, `${base}/pixel.png?size=1`);
@@ -540,7 +780,7 @@ describe('files', () => {
     });
   });
 
-  it('documents both routes, the multipart body and their error answers', async () => {
+  it('documents the routes, the multipart body, the download and their error answers', async () => {
     const doc = (await t.http().get('/docs/openapi.json').expect(200)).body as {
       paths: Record<
         string,
@@ -555,5 +795,17 @@ describe('files', () => {
     const fetchOp = doc.paths['/v1/files/addimagefromurl'].post;
     expect(Object.keys(fetchOp.requestBody!.content)).toEqual(['application/json']);
     expect(Object.keys(fetchOp.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '403', '429']));
+    expect(Object.keys(doc.paths['/v1/files']).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths['/v1/files/{id}']).sort()).toEqual(['delete', 'get']);
+    const contentOp = doc.paths['/v1/files/{id}/content'].get as unknown as {
+      responses: Record<string, { content?: Record<string, unknown>; headers?: Record<string, unknown> }>;
+    };
+    expect(Object.keys(contentOp.responses['200'].content!)).toEqual(['*/*']);
+    expect(Object.keys(contentOp.responses['200'].headers!)).toEqual(
+      expect.arrayContaining(['Content-Disposition', 'X-Content-Type-Options', 'Content-Length']),
+    );
+    for (const op of [contentOp, doc.paths['/v1/files/{id}'].delete]) {
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '403', '404', '429']));
+    }
   });
 });

@@ -1,9 +1,23 @@
-import { Body, Controller, Get, Param, Post, Req } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Header,
+  HttpCode,
+  HttpStatus,
+  Param,
+  Post,
+  Query,
+  Req,
+  StreamableFile,
+} from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBody,
   ApiConsumes,
   ApiCreatedResponse,
+  ApiNoContentResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
@@ -18,16 +32,51 @@ import type { Principal } from '../auth/credentials/principal';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorBodySchema } from '../common/errors/error-body.schema';
 import { MultipartBody } from '../common/http/multipart';
+import { PageQueryDto } from '../common/http/pagination';
 import { RateLimit } from '../rate-limit/rate-limit.decorator';
-import { AddImageFromUrlDto, FileDto, UploadFileDto } from './dto/file.dto';
+import { attachmentDisposition } from './content-disposition';
+import { AddImageFromUrlDto, FileDto, FilePageDto, UploadFileDto } from './dto/file.dto';
+import { FileRecordsService } from './file-records.service';
 import { FilesService } from './files.service';
+
+const NOT_FOUND = 'No such file.';
+
+/** File ids are uuids: anything else names no file, like an id of another company (404, never 400). */
+function fileId(raw: string): string {
+  if (!CredentialService.isUuid(raw)) throw ApiError.notFound(NOT_FOUND);
+  return raw;
+}
+
+const FileNotFound = () =>
+  ApiNotFoundResponse({ description: 'error_not_found: no such file in the current company', type: ErrorBodySchema });
+
+// A stored file is whatever a member of the company uploaded, HTML and SVG included: it is only ever downloaded,
+// never shown by the browser as a page of this origin, and no cache keeps a copy after it was deleted.
+const CONTENT_HEADERS = {
+  'Content-Disposition': 'attachment; the file name as `filename`, and as RFC 5987 `filename*` when not plain ASCII',
+  'X-Content-Type-Options': '`nosniff`: the stored content type is the only one the browser may use',
+  'Content-Security-Policy': "`default-src 'none'; sandbox`: nothing in the file runs, even when opened",
+  'Cache-Control': '`private, no-store`',
+  'Content-Length': 'The size in bytes',
+};
 
 @ApiTags('files')
 // The source's table: both file routes share a POST bucket of 30 (drained per 3 s) instead of the general 15.
 @RateLimit({ limits: { POST: 30 } })
 @Controller({ path: 'files', version: '1' })
 export class FilesController {
-  constructor(private readonly files: FilesService) {}
+  constructor(
+    private readonly files: FilesService,
+    private readonly records: FileRecordsService,
+  ) {}
+
+  @Get()
+  @Auth({ permission: 'files:write' })
+  @ApiOperation({ summary: "A page of the current company's files (their records, not the content), newest first" })
+  @ApiOkResponse({ type: FilePageDto })
+  list(@CurrentPrincipal() principal: Principal, @Query() query: PageQueryDto): Promise<FilePageDto> {
+    return this.records.list(principal, query);
+  }
 
   @Post()
   @MultipartBody()
@@ -81,9 +130,46 @@ export class FilesController {
   @Auth({ permission: 'files:write' })
   @ApiOperation({ summary: "A file's record (the current company's files only)" })
   @ApiOkResponse({ description: "The file's record", type: FileDto })
-  @ApiNotFoundResponse({ description: 'error_not_found: no such file in the current company', type: ErrorBodySchema })
+  @FileNotFound()
   get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<FileDto> {
-    if (!CredentialService.isUuid(id)) throw ApiError.notFound('No such file.');
-    return this.files.get(principal, id);
+    return this.records.get(principal, fileId(id));
+  }
+
+  @Get(':id/content')
+  @Auth({ permission: 'files:write' })
+  @Header('X-Content-Type-Options', 'nosniff')
+  @Header('Content-Security-Policy', "default-src 'none'; sandbox")
+  @Header('Cache-Control', 'private, no-store')
+  @ApiOperation({
+    summary: "Download a file's content, with the content type it was stored with, as an attachment",
+  })
+  @ApiOkResponse({
+    description: 'The bytes as uploaded, with the stored content type',
+    content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
+    headers: Object.fromEntries(
+      Object.entries(CONTENT_HEADERS).map(([name, description]) => [
+        name,
+        { description, required: true, schema: { type: name === 'Content-Length' ? 'integer' : 'string' } },
+      ]),
+    ),
+  })
+  @FileNotFound()
+  async getFileContent(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<StreamableFile> {
+    const { file, stream } = await this.records.open(principal, fileId(id));
+    return new StreamableFile(stream, {
+      type: file.content_type,
+      disposition: attachmentDisposition(file.name),
+      length: file.size,
+    });
+  }
+
+  @Delete(':id')
+  @Auth({ permission: 'files:write' })
+  @HttpCode(HttpStatus.NO_CONTENT)
+  @ApiOperation({ summary: 'Delete a file: its record and its content' })
+  @ApiNoContentResponse({ description: 'Deleted' })
+  @FileNotFound()
+  async remove(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
+    await this.records.remove(principal, fileId(id));
   }
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { HOST_RESOLVER, SafeImageFetcher, systemHostResolver } from './fetch/safe-image-fetcher';
+import { FileRecordsService } from './file-records.service';
 import { FilesController } from './files.controller';
 import { FilesService } from './files.service';
 import { FILE_STORAGE } from './storage/file-storage';
@@ -11,6 +12,7 @@ import { StagingArea } from './storage/staging-area';
   controllers: [FilesController],
   providers: [
     FilesService,
+    FileRecordsService,
     StagingArea,
     SafeImageFetcher,
     { provide: FILE_STORAGE, useClass: LocalFileStorage },

@@ -12,6 +12,7 @@ import type { AppLogger } from '../common/logging/logger';
 import { AppConfig } from '../config/app-config';
 import type { FileDto } from './dto/file.dto';
 import { type FetchedImage, FetchRefusedError, SafeImageFetcher } from './fetch/safe-image-fetcher';
+import { toFileDto } from './file-records.service';
 import { StoredFile } from './file.entity';
 import { normalizeMediaType, sanitizeFileName } from './file-metadata';
 import { FILE_STORAGE, type FileStorage } from './storage/file-storage';
@@ -65,13 +66,6 @@ export class FilesService {
       throw ApiError.validation(error.message, [{ field: 'url', message: error.message }]);
     }
     return this.keep(principal, image.staged, { name: image.name, contentType: image.contentType });
-  }
-
-  /** A file of the principal's company; another company's file is "not found". */
-  async get(principal: Principal, id: string): Promise<FileDto> {
-    const file = await this.dataSource.getRepository(StoredFile).findOneBy({ id, companyId: principal.companyId });
-    if (file === null) throw ApiError.notFound('No such file.');
-    return toDto(file);
   }
 
   private async filePart(request: FastifyRequest): Promise<MultipartFile> {
@@ -168,17 +162,6 @@ export class FilesService {
       });
       throw error;
     }
-    return toDto(file);
+    return toFileDto(file);
   }
-}
-
-function toDto(file: StoredFile): FileDto {
-  return {
-    id: file.id,
-    name: file.name,
-    content_type: file.contentType,
-    size: file.size,
-    sha256: file.sha256,
-    created_at: file.createdAt.toISOString(),
-  };
 }

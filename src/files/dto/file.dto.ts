@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
+import { PageMetaDto } from '../../common/http/pagination';
 
 export class FileDto {
   @ApiProperty({ format: 'uuid' })
@@ -25,6 +26,11 @@ export class FileDto {
 
   @ApiProperty({ format: 'date-time' })
   created_at: string;
+}
+
+export class FilePageDto extends PageMetaDto {
+  @ApiProperty({ type: [FileDto] })
+  data: FileDto[];
 }
 
 /** OpenAPI description of the multipart body of `POST /v1/files` (read from the stream, not validated as a DTO). */
