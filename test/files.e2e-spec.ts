@@ -538,6 +538,14 @@ describe('files', () => {
         404,
         'error_not_found',
       );
+      expect(t.logs.records).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({
+            msg: 'file record without stored content',
+            storageKey: `${companyId}/${created.body.id}`,
+          }),
+        ]),
+      );
       // ...and deleting such a record still works.
       await t.http().delete(`/v1/files/${created.body.id}`).set('authorization', writer.jwt).expect(204);
       expect(await t.app.get(DataSource).query('SELECT 1 FROM "file" WHERE id = $1', [created.body.id])).toEqual([]);
@@ -594,6 +602,36 @@ describe('files', () => {
       );
       expect((await t.http().get(path).set('authorization', writer.jwt).expect(200)).body).toEqual(created.body);
       expect(existsSync(join(filesDir(), String(companyId), created.body.id))).toBe(true);
+    });
+
+    it('still deletes the record when the storage fails to remove the content, and logs what it left', async () => {
+      const created = await upload(writer.jwt, {
+        name: 'file',
+        filename: 'stuck.txt',
+        contentType: 'text/plain',
+        data: 's',
+      });
+      const storage = t.app.get<FileStorage>(FILE_STORAGE);
+      const storageKey = `${companyId}/${created.body.id}`;
+      const failing = jest.spyOn(storage, 'delete').mockRejectedValueOnce(new Error('EIO: the disk failed'));
+      try {
+        await t.http().delete(`/v1/files/${created.body.id}`).set('authorization', writer.jwt).expect(204);
+        expect(failing.mock.calls).toEqual([[storageKey]]);
+        expect(existsSync(join(filesDir(), String(companyId), created.body.id))).toBe(true);
+      } finally {
+        failing.mockRestore();
+        // The content this test made the storage keep: later tests check that nothing is left behind.
+        await storage.delete(storageKey);
+      }
+      expect(await t.app.get(DataSource).query('SELECT 1 FROM "file" WHERE id = $1', [created.body.id])).toEqual([]);
+      expect(t.logs.records).toEqual(
+        expect.arrayContaining([expect.objectContaining({ msg: 'deleted file left its content behind', storageKey })]),
+      );
+      expectError(
+        await t.http().get(`/v1/files/${created.body.id}/content`).set('authorization', writer.jwt),
+        404,
+        'error_not_found',
+      );
     });
 
     it('two concurrent deletes of one file: one 204, one 404', async () => {
