@@ -61,7 +61,8 @@ const CONTENT_HEADERS = {
 };
 
 @ApiTags('files')
-// The source's table: both file routes share a POST bucket of 30 (drained per 3 s) instead of the general 15.
+// The source's table: the two upload routes share a POST bucket of 30 (drained per 3 s) instead of the general 15;
+// the other methods keep the table's limits (DELETE 3, GET 30).
 @RateLimit({ limits: { POST: 30 } })
 @Controller({ path: 'files', version: '1' })
 export class FilesController {
