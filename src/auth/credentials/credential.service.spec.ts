@@ -4,7 +4,7 @@ import type { CredentialStrategy, LookUpResult } from '../strategies/credential-
 import { STALE_IF_ERROR_MS } from './credential-cache';
 import { CredentialService } from './credential.service';
 import type { Principal } from './principal';
-import type { RevocationBus, RevocationNotice } from './revocation-bus';
+import type { RevocationBus, RevocationNotice } from '../../revocation/revocation-bus';
 import type { UsageRecorder } from './usage-recorder';
 
 const principal: Principal = {

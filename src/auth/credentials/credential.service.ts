@@ -10,7 +10,7 @@ import {
 } from '../strategies/credential-strategy';
 import { type CachedCredential, CredentialCache } from './credential-cache';
 import type { CredentialVerdict } from './principal';
-import { type RevocationNotice, RevocationBus } from './revocation-bus';
+import { type RevocationNotice, RevocationBus } from '../../revocation/revocation-bus';
 import { sha256Hex } from './sha256';
 import { UsageRecorder } from './usage-recorder';
 
