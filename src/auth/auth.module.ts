@@ -15,7 +15,7 @@ import { SessionService } from './sessions/session.service';
 import { SessionTokens } from './sessions/session-tokens.service';
 import { TokenIssuer } from './sessions/token-issuer.service';
 import { ApiKeyStrategy } from './strategies/api-key.strategy';
-import { CREDENTIAL_STRATEGIES } from './strategies/credential-strategy';
+import { CREDENTIAL_STRATEGIES } from './credentials/credential-strategy';
 import { JwtStrategy } from './strategies/jwt.strategy';
 import { JwtKeyRing } from './tokens/jwt-key-ring';
 

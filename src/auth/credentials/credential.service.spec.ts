@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { ManualClock } from '../../../test/support/manual-clock';
-import type { CredentialStrategy, LookUpResult } from '../strategies/credential-strategy';
+import type { CredentialStrategy, LookUpResult } from './credential-strategy';
 import { STALE_IF_ERROR_MS } from './credential-cache';
 import { CredentialService } from './credential.service';
 import type { Principal } from './principal';

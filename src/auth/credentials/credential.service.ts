@@ -2,12 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { Clock } from '../../common/clock/clock';
 import { NO_CREDENTIAL, RateLimitCredentials } from '../../rate-limit/rate-limit-credentials';
-import {
-  CREDENTIAL_STRATEGIES,
-  type CredentialStrategy,
-  type LookUpResult,
-  NOT_KEPT,
-} from '../strategies/credential-strategy';
+import { CREDENTIAL_STRATEGIES, type CredentialStrategy, type LookUpResult, NOT_KEPT } from './credential-strategy';
 import { type CachedCredential, CredentialCache } from './credential-cache';
 import type { CredentialVerdict } from './principal';
 import { type RevocationNotice, RevocationBus } from '../../revocation/revocation-bus';
