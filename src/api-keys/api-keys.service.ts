@@ -5,7 +5,7 @@ import { requestContext } from '../audit/audit-actor';
 import { AuditRecorder } from '../audit/audit-recorder.service';
 import { sha256Hex } from '../auth/credentials/sha256';
 import type { Principal } from '../auth/credentials/principal';
-import { RevocationBus } from '../auth/credentials/revocation-bus';
+import { RevocationBus } from '../revocation/revocation-bus';
 import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-codes';

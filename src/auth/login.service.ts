@@ -8,7 +8,6 @@ import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import type { ClientInfo } from '../common/http/client-info';
-import { Company } from '../company/company.entity';
 import type { Employee } from '../employee/employee.entity';
 import { EmployeeService } from '../employee/employee.service';
 import { PasswordHasher } from '../employee/password-hasher';
@@ -16,10 +15,11 @@ import { MembershipService } from '../membership/membership.service';
 import { appMetrics } from '../metrics/app-metrics';
 import { RATE_LIMIT_STORAGE, type RateLimitStorage } from '../counters/rate-limit-storage';
 import { sha256Hex } from './credentials/sha256';
-import { type LoginResult, toLoginResult } from './login-result';
 import { SecondFactorService, type SecondFactorInput } from './mfa/second-factor.service';
-import { LoginSession } from '../sessions/login-session.entity';
-import { TokenIssuer } from './tokens/token-issuer.service';
+import { type LoginResult, toLoginResult } from './sessions/login-result';
+import { LoginSession } from './sessions/login-session.entity';
+import { companyRef } from './sessions/session-member';
+import { TokenIssuer } from './sessions/token-issuer.service';
 
 /**
  * contract.md: 10 failures for one e-mail within 15 minutes lock that e-mail until the 15 minutes pass. A count,
@@ -97,7 +97,7 @@ export class LoginService {
     client: ClientInfo,
   ): Promise<LoginResult> {
     const now = this.clock.now();
-    const company = await manager.findOneByOrFail(Company, { id: companyId });
+    const company = await companyRef(manager, companyId);
     const session = manager.create(LoginSession, {
       id: randomUUID(),
       employeeId: employee.id,

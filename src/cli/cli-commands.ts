@@ -2,7 +2,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { AuditEventsService } from '../audit-events/audit-events.service';
 import { AuditRetention } from '../audit-events/audit-retention.service';
 import { CredentialService } from '../auth/credentials/credential.service';
-import { SessionService } from '../sessions/session.service';
+import { SessionService } from '../auth/sessions/session.service';
 import { CompanyService } from '../company/company.service';
 import { EmployeeService } from '../employee/employee.service';
 import { parseGrants } from '../permissions/permission';

@@ -9,7 +9,6 @@ import { CompanyModule } from '../company/company.module';
 import { CoreModule } from '../core.module';
 import { EmployeeModule } from '../employee/employee.module';
 import { MembershipModule } from '../membership/membership.module';
-import { SessionsModule } from '../sessions/sessions.module';
 import { OperatorActionsService } from './operator-actions.service';
 
 @Module({})
@@ -23,7 +22,6 @@ export class CliModule {
         EmployeeModule,
         MembershipModule,
         AuthModule,
-        SessionsModule,
         AuditModule,
       ],
       // The audit trail's reader and retention job, without the service's HTTP route and hourly schedule.

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { OPERATOR } from '../audit/audit-actor';
 import { AuditRecorder } from '../audit/audit-recorder.service';
-import { RevocationBus } from '../auth/credentials/revocation-bus';
+import { RevocationBus } from '../revocation/revocation-bus';
 import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
 import { EmployeeService, assertAcceptablePassword, normalizeEmail } from '../employee/employee.service';
@@ -10,7 +10,7 @@ import { PasswordHasher } from '../employee/password-hasher';
 import { removeMembership } from '../membership/membership-removal';
 import { MembershipService } from '../membership/membership.service';
 import type { Grant } from '../permissions/permission';
-import { endSessionsOf } from '../sessions/end-sessions';
+import { endSessionsOf } from '../auth/sessions/end-sessions';
 
 export interface MembershipView {
   employee_id: number;

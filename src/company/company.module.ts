@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '../auth/auth.module';
-import { MembershipModule } from '../membership/membership.module';
 import { Company } from './company.entity';
 import { CompanyService } from './company.service';
 import { WorkingCompanyController } from './working-company.controller';
@@ -9,7 +8,7 @@ import { WorkingCompanyService } from './working-company.service';
 
 /** Companies, and the working-company switch of a login session (with the switcher's company list). */
 @Module({
-  imports: [TypeOrmModule.forFeature([Company]), AuthModule, MembershipModule],
+  imports: [TypeOrmModule.forFeature([Company]), AuthModule],
   controllers: [WorkingCompanyController],
   providers: [CompanyService, WorkingCompanyService],
   exports: [CompanyService],

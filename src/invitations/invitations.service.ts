@@ -5,7 +5,7 @@ import { requestContext } from '../audit/audit-actor';
 import { AuditRecorder } from '../audit/audit-recorder.service';
 import type { Principal } from '../auth/credentials/principal';
 import { sha256Hex } from '../auth/credentials/sha256';
-import type { LoginResult } from '../auth/login-result';
+import type { LoginResult } from '../auth/sessions/login-result';
 import { LoginService } from '../auth/login.service';
 import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';

@@ -15,7 +15,7 @@ import { ApiError } from '../common/errors/api-error';
 import { ErrorBodySchema } from '../common/errors/error-body.schema';
 import { Client, type ClientInfo } from '../common/http/client-info';
 import { RefreshTokenDto, SessionListDto } from './dto/sessions.dto';
-import { SessionService } from './session.service';
+import { SessionService } from '../auth/sessions/session.service';
 import { NO_STORE_HEADERS, NoStore } from '../common/http/no-store';
 
 /** Login sessions after login: refresh rotation, logout, listing and revocation; in the `users` API group. */

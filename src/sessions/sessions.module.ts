@@ -1,15 +1,13 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '../auth/auth.module';
-import { LoginSession } from './login-session.entity';
-import { SessionService } from './session.service';
 import { SessionsController } from './sessions.controller';
 
-/** Login sessions: the entity, refresh rotation, logout, the caller's session list and revocation. */
+/**
+ * The routes of login sessions after login (refresh, logout, the caller's session list and revocation). The
+ * sessions themselves — entity, refresh rotation, issued tokens — are the AuthModule's (src/auth/sessions/).
+ */
 @Module({
-  imports: [TypeOrmModule.forFeature([LoginSession]), AuthModule],
+  imports: [AuthModule],
   controllers: [SessionsController],
-  providers: [SessionService],
-  exports: [SessionService],
 })
 export class SessionsModule {}

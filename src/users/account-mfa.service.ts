@@ -3,7 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { requestContext } from '../audit/audit-actor';
 import { AuditRecorder } from '../audit/audit-recorder.service';
 import type { Principal } from '../auth/credentials/principal';
-import { RevocationBus } from '../auth/credentials/revocation-bus';
+import { RevocationBus } from '../revocation/revocation-bus';
 import { sha256Hex } from '../auth/credentials/sha256';
 import { LoginService } from '../auth/login.service';
 import { SecondFactorService } from '../auth/mfa/second-factor.service';
@@ -13,7 +13,7 @@ import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import type { ClientInfo } from '../common/http/client-info';
-import { endSessionsOf } from '../sessions/end-sessions';
+import { endSessionsOf } from '../auth/sessions/end-sessions';
 import { assertAccountTakeoverAllowed } from './staff-guard';
 
 export interface TotpEnrolment {

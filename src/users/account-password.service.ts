@@ -4,7 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { requestContext } from '../audit/audit-actor';
 import { AuditRecorder } from '../audit/audit-recorder.service';
 import type { Principal } from '../auth/credentials/principal';
-import { RevocationBus } from '../auth/credentials/revocation-bus';
+import { RevocationBus } from '../revocation/revocation-bus';
 import { sha256Hex } from '../auth/credentials/sha256';
 import { LoginService } from '../auth/login.service';
 import { Clock } from '../common/clock/clock';
@@ -13,8 +13,8 @@ import { ErrorCode } from '../common/errors/error-codes';
 import type { ClientInfo } from '../common/http/client-info';
 import { assertAcceptablePassword, normalizeEmail } from '../employee/employee.service';
 import { PasswordHasher } from '../employee/password-hasher';
-import type { SessionEndReason } from '../sessions/login-session.entity';
-import { endSessionsOf } from '../sessions/end-sessions';
+import type { SessionEndReason } from '../auth/sessions/login-session.entity';
+import { endSessionsOf } from '../auth/sessions/end-sessions';
 import { assertAccountTakeoverAllowed } from './staff-guard';
 
 /** contract.md: a reset code is valid 24 hours, once. */

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { requestContext } from '../audit/audit-actor';
 import { AuditRecorder } from '../audit/audit-recorder.service';
 import type { Principal } from '../auth/credentials/principal';
-import { RevocationBus } from '../auth/credentials/revocation-bus';
+import { RevocationBus } from '../revocation/revocation-bus';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import type { ClientInfo } from '../common/http/client-info';

@@ -4,7 +4,7 @@ import { AuditRecorder } from '../audit/audit-recorder.service';
 import { requestContext } from '../audit/audit-actor';
 import type { Principal } from '../auth/credentials/principal';
 import type { ClientInfo } from '../common/http/client-info';
-import { RevocationBus } from '../auth/credentials/revocation-bus';
+import { RevocationBus } from '../revocation/revocation-bus';
 import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-codes';

@@ -1,10 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import { ManualClock } from '../../../test/support/manual-clock';
-import type { CredentialStrategy, LookUpResult } from '../strategies/credential-strategy';
+import type { CredentialStrategy, LookUpResult } from './credential-strategy';
 import { STALE_IF_ERROR_MS } from './credential-cache';
 import { CredentialService } from './credential.service';
 import type { Principal } from './principal';
-import type { RevocationBus, RevocationNotice } from './revocation-bus';
+import type { RevocationBus, RevocationNotice } from '../../revocation/revocation-bus';
 import type { UsageRecorder } from './usage-recorder';
 
 const principal: Principal = {

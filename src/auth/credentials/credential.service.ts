@@ -2,15 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { Clock } from '../../common/clock/clock';
 import { NO_CREDENTIAL, RateLimitCredentials } from '../../rate-limit/rate-limit-credentials';
-import {
-  CREDENTIAL_STRATEGIES,
-  type CredentialStrategy,
-  type LookUpResult,
-  NOT_KEPT,
-} from '../strategies/credential-strategy';
+import { CREDENTIAL_STRATEGIES, type CredentialStrategy, type LookUpResult, NOT_KEPT } from './credential-strategy';
 import { type CachedCredential, CredentialCache } from './credential-cache';
 import type { CredentialVerdict } from './principal';
-import { type RevocationNotice, RevocationBus } from './revocation-bus';
+import { type RevocationNotice, RevocationBus } from '../../revocation/revocation-bus';
 import { sha256Hex } from './sha256';
 import { UsageRecorder } from './usage-recorder';
 

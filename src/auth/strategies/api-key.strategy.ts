@@ -12,7 +12,7 @@ import {
   OWNER_COLUMNS,
   type OwnerColumns,
   ownerOf,
-} from './credential-strategy';
+} from '../credentials/credential-strategy';
 
 interface ApiKeyRow extends OwnerColumns {
   id: string;

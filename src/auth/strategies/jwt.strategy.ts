@@ -11,7 +11,7 @@ import {
   OWNER_COLUMNS,
   type OwnerColumns,
   ownerOf,
-} from './credential-strategy';
+} from '../credentials/credential-strategy';
 
 interface TokenRow extends OwnerColumns {
   id: string;

@@ -1,4 +1,4 @@
-import type { Principal } from '../credentials/principal';
+import type { Principal } from './principal';
 
 /** What one look-up found; {@link CredentialService} turns it into a cache entry and a verdict. */
 export type LookUpResult =

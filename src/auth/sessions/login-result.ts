@@ -1,8 +1,7 @@
-import type { Company } from '../company/company.entity';
-import type { Employee } from '../employee/employee.entity';
-import type { LoginSession } from '../sessions/login-session.entity';
-import type { IssuedPair } from './tokens/token-issuer.service';
-import { toVietnamIso } from './tokens/token-lifetime';
+import type { Employee } from '../../employee/employee.entity';
+import { toVietnamIso } from '../tokens/token-lifetime';
+import type { LoginSession } from './login-session.entity';
+import type { IssuedPair } from './token-issuer.service';
 
 /** The body of a successful login, refresh or company switch (contract.md "Login result"). */
 export interface LoginResult {
@@ -16,8 +15,8 @@ export interface LoginResult {
 
 export function toLoginResult(
   pair: IssuedPair,
-  session: LoginSession,
-  company: Company,
+  session: Pick<LoginSession, 'id'>,
+  company: { id: number; name: string },
   employee: Pick<Employee, 'id' | 'email' | 'name'>,
 ): LoginResult {
   return {

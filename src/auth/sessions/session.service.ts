@@ -1,20 +1,21 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ANONYMOUS, OPERATOR, requestContext } from '../audit/audit-actor';
-import type { AuditEventInput } from '../audit/audit-event';
-import { AuditRecorder } from '../audit/audit-recorder.service';
-import type { Principal } from '../auth/credentials/principal';
-import { RevocationBus } from '../auth/credentials/revocation-bus';
-import { sha256Hex } from '../auth/credentials/sha256';
-import type { LoginResult } from '../auth/login-result';
-import { IssuedToken } from '../auth/tokens/issued-token.entity';
-import { TokenIssuer } from '../auth/tokens/token-issuer.service';
-import { SESSION_MAX_AGE_MS } from '../auth/tokens/token-lifetime';
-import { Clock } from '../common/clock/clock';
-import { ApiError } from '../common/errors/api-error';
-import { ErrorCode } from '../common/errors/error-codes';
-import type { ClientInfo } from '../common/http/client-info';
+import { ANONYMOUS, OPERATOR, requestContext } from '../../audit/audit-actor';
+import type { AuditEventInput } from '../../audit/audit-event';
+import { AuditRecorder } from '../../audit/audit-recorder.service';
+import { Clock } from '../../common/clock/clock';
+import { ApiError } from '../../common/errors/api-error';
+import { ErrorCode } from '../../common/errors/error-codes';
+import type { ClientInfo } from '../../common/http/client-info';
+import { RevocationBus } from '../../revocation/revocation-bus';
+import type { Principal } from '../credentials/principal';
+import { sha256Hex } from '../credentials/sha256';
+import { SESSION_MAX_AGE_MS } from '../tokens/token-lifetime';
+import { IssuedToken } from './issued-token.entity';
+import type { LoginResult } from './login-result';
 import { LoginSession, type SessionEndReason } from './login-session.entity';
+import { SessionTokens } from './session-tokens.service';
+import { TokenIssuer } from './token-issuer.service';
 
 /** A used refresh token seen again after this long is taken as stolen: the whole session ends. */
 export const REFRESH_REUSE_GRACE_MS = 10_000;
@@ -42,12 +43,13 @@ const blacklisted = (message: string) => new ApiError(ErrorCode.JwtBlacklisted, 
 const refreshInvalid = () =>
   new ApiError(ErrorCode.RefreshTokenInvalid, HttpStatus.UNAUTHORIZED, 'The refresh token is not valid.');
 
-/** Everything that happens to a login session after login but a company switch: refresh, logout, revocation. */
+/** What happens to a login session after login: refresh rotation, logout, listing and revocation. */
 @Injectable()
 export class SessionService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly issuer: TokenIssuer,
+    private readonly tokens: SessionTokens,
     private readonly bus: RevocationBus,
     private readonly clock: Clock,
     private readonly audit: AuditRecorder,
@@ -96,7 +98,7 @@ export class SessionService {
         .where('id = :id AND refresh_used_at IS NULL AND revoked_at IS NULL', { id: token.id })
         .execute();
       if (spent.affected !== 1) throw refreshInvalid();
-      const renewed = await this.issuer.issueLoginResult(manager, session, session.companyId, now);
+      const renewed = await this.tokens.renew(manager, session, now);
       await this.audit.record(manager, {
         type: 'token.refreshed',
         companyId: session.companyId,

@@ -1,19 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
-import { HttpStatus } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { ApiError } from '../../common/errors/api-error';
-import { ErrorCode } from '../../common/errors/error-codes';
-import { Company } from '../../company/company.entity';
-import { Employee } from '../../employee/employee.entity';
-import { Membership } from '../../membership/membership.entity';
-import type { LoginSession } from '../../sessions/login-session.entity';
 import { sha256Hex } from '../credentials/sha256';
-import { type LoginResult, toLoginResult } from '../login-result';
+import { JwtKeyRing } from '../tokens/jwt-key-ring';
+import { tokenExpiresAt } from '../tokens/token-lifetime';
 import { IssuedToken, type TokenRevokeReason } from './issued-token.entity';
-import { JwtKeyRing } from './jwt-key-ring';
-import { tokenExpiresAt } from './token-lifetime';
+import type { LoginSession } from './login-session.entity';
 
 export interface IssuedPair {
   jwt: string;
@@ -60,30 +53,6 @@ export class TokenIssuer {
     });
     await manager.insert(IssuedToken, token);
     return { jwt, refreshToken, token };
-  }
-
-  /**
-   * A new token for an existing session (refresh, company switch), as a login result; refused as blacklisted
-   * when the account no longer belongs to the company.
-   */
-  async issueLoginResult(
-    manager: EntityManager,
-    session: LoginSession,
-    companyId: number,
-    now: Date,
-  ): Promise<LoginResult> {
-    const company = await manager.findOneByOrFail(Company, { id: companyId });
-    const employee = await manager.findOneByOrFail(Employee, { id: session.employeeId });
-    const membership = await manager.findOneBy(Membership, { employeeId: session.employeeId, companyId });
-    if (!membership) {
-      throw new ApiError(
-        ErrorCode.JwtBlacklisted,
-        HttpStatus.BAD_REQUEST,
-        'The account no longer belongs to this company.',
-      );
-    }
-    const pair = await this.issue(manager, session, companyId, now);
-    return toLoginResult(pair, session, company, employee);
   }
 
   /** Blacklists one token or every token of a session; returns how many were still active. */

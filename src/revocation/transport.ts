@@ -1,0 +1,20 @@
+/** What changed; every instance evicts the matching cached credentials. */
+export type RevocationNotice =
+  | { type: 'session'; sessionId: string }
+  | { type: 'token'; tokenId: string }
+  | { type: 'api_key'; keyId: string }
+  | { type: 'membership'; employeeId: number; companyId: number };
+
+/** How long a transport may take to accept a notice before it counts as unavailable for this one. */
+export const SEND_DEADLINE_MS = 500;
+
+/** How notices travel between processes; the bus sends each notice over every transport there is. */
+export interface Transport {
+  readonly name: string;
+  start(deliver: (message: string) => void): Promise<void>;
+  /** Sends and returns how many other instances listen (and so should confirm). */
+  send(message: string): Promise<number>;
+  /** Sends without waiting for anything (confirmations). */
+  reply(message: string): Promise<void>;
+  stop(): Promise<void>;
+}
