@@ -30,6 +30,9 @@ module.exports = {
   testTimeout: 60_000,
   projects: [
     { ...common, displayName: 'unit', rootDir: '.', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    // Checks of the repository itself (documents, links, folder rules, the module generator's output), not of
+    // the service's code: no app, no database.
+    { ...common, displayName: 'repository', rootDir: '.', testMatch: ['<rootDir>/test/repository/**/*.spec.ts'] },
     {
       ...e2e,
       displayName: 'e2e-embedded',

@@ -18,7 +18,6 @@ import { EmployeeModule } from './employee/employee.module';
 import { FilesModule } from './files/files.module';
 import { HealthModule } from './health/health.module';
 import { MarketingConversationsModule } from './marketing-conversations/marketing-conversations.module';
-import { MetricsModule } from './metrics/metrics.module';
 import { MembershipModule } from './membership/membership.module';
 import { OrdersModule } from './orders/orders.module';
 import { ProductsModule } from './products/products.module';
@@ -51,7 +50,6 @@ export class AppModule {
       imports: [
         CoreModule.forRoot(config, logger),
         HealthModule,
-        MetricsModule,
         CompanyModule,
         EmployeeModule,
         MembershipModule,

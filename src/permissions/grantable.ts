@@ -5,7 +5,8 @@ import { coversAll, type Grant, normalizeGrants } from './permission';
 
 /**
  * The permissions a caller may hand out (to a new employee, an API key, a membership): only ones it holds
- * itself, so no route that grants permissions is a way to gain more. Answers them normalized, or 403.
+ * itself, so no route that grants permissions is a way to gain more. Answers them normalized, or 403. Takes only
+ * what it reads of the caller rather than auth's Principal, so permissions/ does not import auth/.
  */
 export function grantableBy(
   principal: { permissions: readonly Grant[] },

@@ -14,6 +14,25 @@ export const PERMISSIONS = [
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
+
+/**
+ * What each permission lets a holder do, as the administration page shows it. Beside the names so that a new
+ * permission is one edit here: the page imports both (admin/src/permissions.ts), and a name without a label
+ * does not compile.
+ */
+export const PERMISSION_LABELS: Record<Permission, string> = {
+  'users:read': 'See employees',
+  'users:write': 'Add employees, change permissions',
+  'products:read': 'See products',
+  'products:write': 'Change products',
+  'orders:read': 'See orders',
+  'orders:write': 'Change orders',
+  'files:write': 'Upload files',
+  'marketingconversations:read': 'See marketing conversations',
+  'marketingconversations:write': 'Write marketing conversations',
+  'apikeys:manage': 'Manage API keys',
+  'auditevents:read': 'See the activity log',
+};
 export const ALL_PERMISSIONS = '*';
 export type Grant = Permission | typeof ALL_PERMISSIONS;
 

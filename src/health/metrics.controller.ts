@@ -13,7 +13,7 @@ import { QueryCounter } from '../database/query-counter';
 import { NoRateLimit } from '../rate-limit/rate-limit.decorator';
 import { RATE_LIMIT_STORAGE, type RateLimitStorage } from '../counters/rate-limit-storage';
 import { ResilientRateLimitStorage } from '../counters/resilient-rate-limit.storage';
-import { appMetrics, instanceRegistry } from './app-metrics';
+import { appMetrics, instanceRegistry } from '../metrics/app-metrics';
 
 /** Prometheus text exposition (prom-client): the default process metrics and the service's own series. */
 @ApiTags('health')
