@@ -9,7 +9,12 @@ import { type CircuitBreaker, withDeadline } from '../../counters/circuit-breake
 import { FLEET_PRESENCE, REDIS_BREAKER } from '../../counters/counters.module';
 import type { FleetPresence } from '../../counters/fleet-presence';
 import { REDIS_CLIENT } from '../../redis-client/redis-client.module';
-import { duplicateConnection, isCluster, type RedisConnection } from '../../redis-client/redis-connection';
+import {
+  closeConnection,
+  duplicateConnection,
+  isCluster,
+  type RedisConnection,
+} from '../../redis-client/redis-connection';
 import { appMetrics } from '../../metrics/app-metrics';
 
 /** What changed; every instance evicts the matching cached credentials. */
@@ -117,7 +122,7 @@ class RedisTransport implements Transport {
   }
 
   async stop(): Promise<void> {
-    await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
+    if (this.subscriber) await closeConnection(this.subscriber);
   }
 
   private otherLiveInstances(): Promise<number> {
