@@ -17,7 +17,12 @@ module.exports = {
   // Per-test, not per-project: jest reads it only here. End-to-end tests start an app and a database.
   testTimeout: 60_000,
   projects: [
-    { ...common, displayName: 'unit', rootDir: '.', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'unit',
+      rootDir: '.',
+      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/scripts/**/*.spec.ts'],
+    },
     {
       ...e2e,
       displayName: 'e2e-embedded',
