@@ -2,22 +2,10 @@
  * Three projects: unit specs beside the code, and the end-to-end suite twice — once on the embedded database
  * (PGlite) and once on real PostgreSQL — so both targets are held to the same tests.
  */
-// Node 20 loads ESM-only dependencies through require() natively; jest's module loader cannot, so the few
-// such packages on the app's path are compiled to CommonJS for the tests only.
-const ESM_ONLY_DEPENDENCIES = ['content-disposition'];
-
-const transform = {
-  '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
-  [`/node_modules/(${ESM_ONLY_DEPENDENCIES.join('|')})/.+\\.js$`]: [
-    'ts-jest',
-    { tsconfig: { allowJs: true, module: 'commonjs', isolatedModules: true } },
-  ],
-};
 const common = {
   testEnvironment: 'node',
   moduleFileExtensions: ['ts', 'js', 'json'],
-  transform,
-  transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY_DEPENDENCIES.join('|')})/)`],
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
 };
 const e2e = { ...common, rootDir: '.', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] };
 // The RSS-after-a-hostile-run check (test/hostile-memory.rss.*) runs only with TEST_MEMORY=1 (`npm run
@@ -29,7 +17,12 @@ module.exports = {
   // Per-test, not per-project: jest reads it only here. End-to-end tests start an app and a database.
   testTimeout: 60_000,
   projects: [
-    { ...common, displayName: 'unit', rootDir: '.', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'unit',
+      rootDir: '.',
+      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/scripts/**/*.spec.ts'],
+    },
     // Checks of the repository itself (documents, links, folder rules, the module generator's output), not of
     // the service's code: no app, no database.
     { ...common, displayName: 'repository', rootDir: '.', testMatch: ['<rootDir>/test/repository/**/*.spec.ts'] },

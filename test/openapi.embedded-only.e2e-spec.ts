@@ -236,7 +236,7 @@ describe('the OpenAPI document', () => {
         });
       }
     }
-    const init = await t.http().get('/docs/swagger-ui-init.js').expect(200);
+    const init = await t.http().get('/docs/swagger-initializer.js').expect(200);
     expect(init.text).toMatch(/"persistAuthorization":\s*true/);
   });
 

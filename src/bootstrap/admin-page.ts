@@ -20,7 +20,8 @@ export const ADMIN_PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const SECURITY_HEADERS: Record<string, string> = {
+/** The framing and script policy of both pages, /admin and /docs (contract.md "Administration page"). */
+export const PAGE_SECURITY_HEADERS: Record<string, string> = {
   'content-security-policy': ADMIN_PAGE_CSP,
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
@@ -63,7 +64,7 @@ function load(dir: string): { index: Buffer | null; assets: Map<string, StaticFi
   return { index: readFileSync(indexPath), assets };
 }
 
-function notFound(reply: FastifyReply, message: string): FastifyReply {
+export function notFound(reply: FastifyReply, message: string): FastifyReply {
   return reply
     .code(404)
     .type('application/json; charset=utf-8')
@@ -79,7 +80,7 @@ export function registerAdminPage(fastify: FastifyInstance, dir = adminPageDir()
   const { index, assets } = load(dir);
 
   const sendIndex = (_request: unknown, reply: FastifyReply) => {
-    reply.headers(SECURITY_HEADERS);
+    reply.headers(PAGE_SECURITY_HEADERS);
     if (!index) return notFound(reply, 'The administration page is not built: run "npm run build".');
     // Always revalidated, so a deploy's new asset names are picked up at once.
     return reply.header('cache-control', 'no-cache').type(TYPES['.html']).send(index);
@@ -87,7 +88,7 @@ export function registerAdminPage(fastify: FastifyInstance, dir = adminPageDir()
   fastify.get('/admin', sendIndex);
   fastify.get('/admin/', sendIndex);
   fastify.get<{ Params: { name: string } }>('/admin/assets/:name', (request, reply) => {
-    reply.headers(SECURITY_HEADERS);
+    reply.headers(PAGE_SECURITY_HEADERS);
     const file = assets.get(request.params.name);
     if (!file) return notFound(reply, 'No such file of the administration page.');
     return reply.header('cache-control', 'public, max-age=31536000, immutable').type(file.type).send(file.body);

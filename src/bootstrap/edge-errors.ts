@@ -183,9 +183,21 @@ export function answeredAtEdge(fastify: FastifyInstance, request: FastifyRequest
 
 /** An answer that goes out before the request body was read closes the connection, after a linger. */
 export function closeIfBodyUnread(request: FastifyRequest, reply: FastifyReply): void {
-  if (request.raw.complete) return;
+  if (!bodyStillArriving(request.raw)) return;
   reply.header('connection', 'close');
   lingerBeforeClose(request.raw);
+}
+
+/**
+ * Whether the request has a body (RFC 9112 6.3: only with Content-Length or Transfer-Encoding) that has not
+ * been read to its end. `complete` alone is not enough: Node sets it only after the request handler's first
+ * synchronous run, so an answer sent at once (the /admin and /docs files) would close a bodiless GET's
+ * keep-alive connection.
+ */
+function bodyStillArriving(raw: IncomingMessage): boolean {
+  if (raw.complete) return false;
+  const { 'content-length': length, 'transfer-encoding': coding } = raw.headers;
+  return coding !== undefined || (length !== undefined && length !== '0');
 }
 
 function sendEdge(reply: FastifyReply, answer: EdgeAnswer): void {

@@ -6,9 +6,13 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DECORATORS, DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { AuthRuleMetadata } from '../auth/auth.decorator';
 import { RateLimit } from '../rate-limit/rate-limit.decorator';
+import { docsFiles, LOGIN_PATHS, registerDocsPage } from './docs-page';
 import { completeDocument, type RouteRules } from './openapi-responses';
 
 export const OPENAPI_JSON_PATH = '/docs/openapi.json';
+
+/** The security scheme of the raw credential in `Authorization`, which Swagger UI's "Authorize" fills in. */
+const SECURITY_SCHEME = 'Authorization';
 
 /** CRUD verbs that say nothing alone: `list` on ProductsController is `listProducts`, `get` is `getProduct`. */
 const GENERIC_VERBS: Record<string, string> = {
@@ -90,7 +94,7 @@ export function createOpenApiDocument(app: INestApplication, options = { strict:
       .addServer('/', 'The instance serving this document')
       .addApiKey(
         { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The raw JWT or key:secret (no Bearer)' },
-        'Authorization',
+        SECURITY_SCHEME,
       )
       .build(),
     { operationIdFactory: documentKeyOf },
@@ -100,15 +104,18 @@ export function createOpenApiDocument(app: INestApplication, options = { strict:
   return completeDocument(document, collectRouteRules(app), options);
 }
 
+/** /docs: Swagger UI and the document (docs-page.ts serves them under the pages' CSP). */
 export function setUpOpenApi(app: NestFastifyApplication): void {
-  SwaggerModule.setup('docs', app, createOpenApiDocument(app), {
-    jsonDocumentUrl: OPENAPI_JSON_PATH.slice(1),
-    yamlDocumentUrl: 'docs/openapi.yaml',
-    customSiteTitle: 'Staff auth API',
-    swaggerOptions: {
-      // A reload keeps the token pasted into "Authorize" (in the browser's localStorage, as Swagger UI does).
+  const document = JSON.stringify(createOpenApiDocument(app));
+  registerDocsPage(
+    app.getHttpAdapter().getInstance(),
+    docsFiles(document, {
+      url: OPENAPI_JSON_PATH,
+      schemeName: SECURITY_SCHEME,
+      loginPaths: LOGIN_PATHS,
+      // A reload keeps the token (in the browser's localStorage, as Swagger UI does).
       persistAuthorization: true,
       displayOperationId: true,
-    },
-  });
+    }),
+  );
 }

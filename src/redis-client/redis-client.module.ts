@@ -1,6 +1,6 @@
 import { Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
-import { openRedisConnection, parseRedisUrl, type RedisConnection } from './redis-connection';
+import { closeConnection, openRedisConnection, parseRedisUrl, type RedisConnection } from './redis-connection';
 
 // Re-exported: tests and the storage benchmark build their clients with the service's options.
 export { redisOptions } from './redis-connection';
@@ -13,8 +13,7 @@ class RedisLifecycle implements OnApplicationShutdown {
   constructor(@Inject(REDIS_CLIENT) private readonly redis: RedisConnection | null) {}
 
   async onApplicationShutdown(): Promise<void> {
-    if (!this.redis) return;
-    await this.redis.quit().catch(() => this.redis?.disconnect());
+    if (this.redis) await closeConnection(this.redis);
   }
 }
 

@@ -1,6 +1,6 @@
 import { type CircuitBreaker, withDeadline } from '../counters/circuit-breaker';
 import type { FleetPresence } from '../counters/fleet-presence';
-import { duplicateConnection, isCluster, type RedisConnection } from '../redis-client/redis-connection';
+import { closeConnection, duplicateConnection, isCluster, type RedisConnection } from '../redis-client/redis-connection';
 import { SEND_DEADLINE_MS, type Transport } from './transport';
 
 class RedisUnavailableError extends Error {
@@ -71,7 +71,7 @@ export class RedisTransport implements Transport {
   }
 
   async stop(): Promise<void> {
-    await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
+    if (this.subscriber) await closeConnection(this.subscriber);
   }
 
   private otherLiveInstances(): Promise<number> {

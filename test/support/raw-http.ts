@@ -88,3 +88,85 @@ export function chunked(parts: Buffer[]): Buffer[] {
     Buffer.from('0\r\n\r\n'),
   ];
 }
+
+/** One answer read off a connection that stays open: framed by Content-Length or chunked coding. */
+export interface FramedAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The length of the first complete answer in `data`, or -1 while it is still arriving. */
+function framedLength(data: Buffer): number {
+  const split = data.indexOf('\r\n\r\n');
+  if (split === -1) return -1;
+  const { headers } = parse(data.subarray(0, split).toString('latin1'));
+  let at = split + 4;
+  if (headers['transfer-encoding']?.toLowerCase() === 'chunked') {
+    for (;;) {
+      const lineEnd = data.indexOf('\r\n', at);
+      if (lineEnd === -1) return -1;
+      const size = parseInt(data.subarray(at, lineEnd).toString('latin1'), 16);
+      at = lineEnd + 2 + size + 2;
+      if (at > data.length) return -1;
+      if (size === 0) return at;
+    }
+  }
+  const length = Number(headers['content-length'] ?? 0);
+  return data.length >= at + length ? at + length : -1;
+}
+
+function unchunk(body: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (;;) {
+    const lineEnd = body.indexOf('\r\n', at);
+    const size = parseInt(body.subarray(at, lineEnd).toString('latin1'), 16);
+    if (!(size > 0)) return Buffer.concat(parts);
+    parts.push(body.subarray(lineEnd + 2, lineEnd + 2 + size));
+    at = lineEnd + 2 + size + 2;
+  }
+}
+
+/**
+ * GETs each path in turn on ONE connection, each sent only once the previous answer has arrived in full, as a
+ * keep-alive client does. Rejects if the server closes the connection before the last answer.
+ */
+export function getOnOneConnection(port: number, paths: string[], timeoutMs = 15_000): Promise<FramedAnswer[]> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    const answers: FramedAnswer[] = [];
+    let pending = Buffer.alloc(0);
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      socket.destroy();
+      reject(error);
+    };
+    const timer = setTimeout(() => fail(new Error(`no answer to ${paths[answers.length]} in time`)), timeoutMs);
+    const send = () =>
+      socket.write(`GET ${paths[answers.length]} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: */*\r\n\r\n`);
+    socket.on('data', (chunk) => {
+      pending = Buffer.concat([pending, chunk]);
+      const length = framedLength(pending);
+      if (length === -1) return;
+      const raw = pending.subarray(0, length);
+      pending = pending.subarray(length);
+      const split = raw.indexOf('\r\n\r\n');
+      const { status, headers } = parse(raw.subarray(0, split).toString('latin1'));
+      const body = raw.subarray(split + 4);
+      const chunked = headers['transfer-encoding']?.toLowerCase() === 'chunked';
+      answers.push({ status, headers, body: (chunked ? unchunk(body) : body).toString('utf8') });
+      if (answers.length < paths.length) return void send();
+      clearTimeout(timer);
+      socket.end();
+      resolve(answers);
+    });
+    socket.on('close', () => {
+      if (answers.length < paths.length) {
+        fail(new Error(`the server closed the connection after ${answers.length} of ${paths.length} answers`));
+      }
+    });
+    socket.on('error', (error) => fail(error));
+    socket.on('connect', send);
+  });
+}

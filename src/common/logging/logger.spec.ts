@@ -14,6 +14,32 @@ describe('loggableUrl', () => {
       '/x?refresh_token=%5BREDACTED%5D&api_key=%5BREDACTED%5D&name=bob',
     );
   });
+
+  it('hides them when the name is percent-encoded', () => {
+    expect(loggableUrl('/v1/orders?%5F%5FjwtAuthorization=abc.def.ghi')).toBe(
+      '/v1/orders?__jwtAuthorization=%5BREDACTED%5D',
+    );
+    expect(loggableUrl('/v1/orders?__%6Awt%41uthorization=abc.def.ghi&x=%zz')).toBe(
+      '/v1/orders?__jwtAuthorization=%5BREDACTED%5D&x=%25zz',
+    );
+  });
+
+  it('hides credential-like path parameters (;name=value) in any segment, encoded or not', () => {
+    expect(loggableUrl('/v1/users/me;__jwtAuthorization=abc.def.ghi')).toBe(
+      '/v1/users/me;__jwtAuthorization=%5BREDACTED%5D',
+    );
+    expect(loggableUrl('/v1;__jwtAuthorization=a.b.c/users/me;page=2')).toBe(
+      '/v1;__jwtAuthorization=%5BREDACTED%5D/users/me;page=2',
+    );
+    expect(loggableUrl('/v1/users/me;%5f%5FJWTauthorization=a.b.c;x=1?page=2')).toBe(
+      '/v1/users/me;%5f%5FJWTauthorization=%5BREDACTED%5D;x=1?page=2',
+    );
+    expect(loggableUrl('/v1/users/me;__%zz%6Awt=a.b.c')).toBe('/v1/users/me;__%zz%6Awt=%5BREDACTED%5D');
+  });
+
+  it('keeps path parameters that are not credential-like', () => {
+    expect(loggableUrl('/v1/products;color=red/1')).toBe('/v1/products;color=red/1');
+  });
 });
 
 describe('serializeError', () => {

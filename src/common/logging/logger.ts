@@ -61,14 +61,24 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
 
 const SENSITIVE_QUERY_KEY = /jwt|token|secret|password|authorization|api[_-]?key|signature/i;
 
+/** A path parameter, `;name=value` (RFC 3986 allows them in any segment); the value runs to the next `;` or `/`. */
+const PATH_PARAMETER = /;([^;=/]*)=([^;/]*)/g;
+
+/** Percent-decodes what decodes and keeps the rest, so a malformed escape elsewhere cannot hide a name. */
+function leniently(encoded: string): string {
+  return encoded.replace(/%([0-9a-f]{2})/gi, (_escape, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
 /**
  * The request target as it may be logged: the path, and the query with the values of credential-like
- * parameters (`__jwtAuthorization` above all) replaced.
+ * parameters (`__jwtAuthorization` above all) replaced, in both places a client can put them: the query
+ * (`?__jwtAuthorization=…`) and a path parameter (`/v1/users/me;__jwtAuthorization=…`), also when the name is
+ * percent-encoded.
  */
 export function loggableUrl(rawUrl: string): string {
   const queryStart = rawUrl.indexOf('?');
-  if (queryStart === -1) return rawUrl;
-  const path = rawUrl.slice(0, queryStart);
+  const path = loggablePath(queryStart === -1 ? rawUrl : rawUrl.slice(0, queryStart));
+  if (queryStart === -1) return path;
   const params = new URLSearchParams(rawUrl.slice(queryStart + 1));
   const kept: string[] = [];
   for (const [key, value] of params) {
@@ -76,4 +86,11 @@ export function loggableUrl(rawUrl: string): string {
     kept.push(`${encodeURIComponent(key)}=${encodeURIComponent(shown)}`);
   }
   return kept.length > 0 ? `${path}?${kept.join('&')}` : path;
+}
+
+function loggablePath(path: string): string {
+  if (!path.includes(';')) return path;
+  return path.replace(PATH_PARAMETER, (parameter, name: string) =>
+    SENSITIVE_QUERY_KEY.test(leniently(name)) ? `;${name}=%5BREDACTED%5D` : parameter,
+  );
 }

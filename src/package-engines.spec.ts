@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Range, subset } from 'semver';
+
+interface LockEntry {
+  version?: string;
+  optional?: boolean;
+  engines?: { node?: string } | string[];
+}
+
+const ROOT = join(__dirname, '..');
+const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
+const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+  packages: Record<string, LockEntry>;
+};
+
+/** Every installed package with a Node range of its own, as `name@version` → range. */
+function lockedNodeRanges(): Array<[string, string]> {
+  const ranges: Array<[string, string]> = [];
+  for (const [path, entry] of Object.entries(lock.packages)) {
+    if (path === '') continue;
+    const node = Array.isArray(entry.engines) ? undefined : entry.engines?.node;
+    if (node !== undefined) ranges.push([`${path.replace(/^.*node_modules\//, '')}@${entry.version}`, node]);
+  }
+  return ranges;
+}
+
+/**
+ * `engines.node` promises that `npm ci` installs and the service runs on every Node version it names: so every
+ * locked package must accept all of them (npm otherwise warns EBADENGINE), and the lock file must record the
+ * same range as package.json.
+ */
+describe('engines.node', () => {
+  const engines = manifest.engines.node;
+
+  it('is a valid range, and the lock file records the same one', () => {
+    expect(new Range(engines).range).not.toBe('');
+    expect((lock.packages[''].engines as { node?: string }).node).toBe(engines);
+  });
+
+  it('is accepted by every package in package-lock.json', () => {
+    const ranges = lockedNodeRanges();
+    expect(ranges.length).toBeGreaterThan(100);
+    const refusing = ranges.filter(([, range]) => !subset(engines, range)).map(([id, range]) => `${id} (${range})`);
+    expect(refusing).toEqual([]);
+  });
+
+  it("is the range the README's set-up names, with the supported lines and Node 20's end of life", () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const setUp = readme.slice(readme.indexOf('## Set-up on a fresh machine'), readme.indexOf('## Configuration'));
+    expect(setUp).toContain(`\`${engines}\``);
+    expect(setUp).toMatch(/Node\.js 24 or 22/);
+    // Node 20 reached its end of life on 2026-04-30: while engines still admits it, the README says so.
+    if (subset('^20.19.0', engines)) expect(setUp).toMatch(/Node\.js 20[^.]*end of life/);
+  });
+});
