@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
-import { AuthModule } from '../auth/auth.module';
 import { MetricsController } from './metrics.controller';
 
-/** Prometheus metrics for operators: what the service counts, served at /metrics. */
+/**
+ * Prometheus metrics for operators, served at /metrics: what MetricsRegistryModule's `AppMetrics` holds
+ * (components count into it and register their own figures; this module knows none of them).
+ */
 @Module({
-  imports: [AuthModule],
   controllers: [MetricsController],
 })
 export class MetricsModule {}

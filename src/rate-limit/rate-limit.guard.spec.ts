@@ -10,6 +10,7 @@ import { counterKey } from './rate-limit-key';
 import { memoryTracker, RateLimitGuard } from './rate-limit.guard';
 import type { RateLimitPolicy, RouteLimits } from './rate-limit.policy';
 import { MemoryRateLimitStorage } from '../counters/memory-rate-limit.storage';
+import { AppMetrics } from '../metrics/app-metrics';
 import type { RateLimitStorage } from '../counters/rate-limit-storage';
 
 const LIMIT = 2;
@@ -47,7 +48,7 @@ function setUp(options: { skip?: boolean; storage?: RateLimitStorage } = {}) {
     getTracker: memoryTracker(policy, credentials),
     generateKey: (_context, tracker) => counterKey(tracker),
   };
-  const guard = new RateLimitGuard(throttlerOptions, counters, new Reflector(), policy, credentials);
+  const guard = new RateLimitGuard(throttlerOptions, counters, new Reflector(), policy, credentials, new AppMetrics());
   return { guard, credentials, counters };
 }
 

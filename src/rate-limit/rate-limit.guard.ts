@@ -12,7 +12,7 @@ import {
 import type { ThrottlerGenerateKeyFunction, ThrottlerGetTrackerFunction } from '@nestjs/throttler';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../common/errors/api-error';
-import { appMetrics } from '../metrics/app-metrics';
+import { AppMetrics } from '../metrics/app-metrics';
 import { NO_CREDENTIAL, RateLimitCredentials } from './rate-limit-credentials';
 import { rateLimitIdentifier } from './rate-limit-key';
 import { RateLimitPolicy } from './rate-limit.policy';
@@ -87,6 +87,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     reflector: Reflector,
     private readonly policy: RateLimitPolicy,
     private readonly credentials: RateLimitCredentials,
+    private readonly metrics: AppMetrics,
   ) {
     super(options, counters, reflector);
   }
@@ -208,7 +209,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     reply.header(LIMIT_HEADER, applied);
     reply.header(REMAINING_HEADER, Math.max(0, applied - record.totalHits));
     reply.header(IDENTIFIER_HEADER, identifier);
-    appMetrics.rateLimitDecision(identifier, record.isBlocked);
+    this.metrics.rateLimitDecision(identifier, record.isBlocked);
     if (record.isBlocked) throw ApiError.requestRateLimited(record.timeToBlockExpire || record.timeToExpire);
   }
 

@@ -10,7 +10,7 @@ import { FLEET_PRESENCE, REDIS_BREAKER } from '../../counters/counters.module';
 import type { FleetPresence } from '../../counters/fleet-presence';
 import { REDIS_CLIENT } from '../../redis-client/redis-client.module';
 import { duplicateConnection, isCluster, type RedisConnection } from '../../redis-client/redis-connection';
-import { appMetrics } from '../../metrics/app-metrics';
+import { AppMetrics } from '../../metrics/app-metrics';
 
 /** What changed; every instance evicts the matching cached credentials. */
 export type RevocationNotice =
@@ -241,6 +241,7 @@ export class RevocationBus implements OnModuleInit, OnApplicationShutdown {
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
     config: AppConfig,
     dataSource: DataSource,
+    private readonly metrics: AppMetrics,
   ) {
     if (redis && breaker) {
       const prefix = config.redisKeyPrefix;
@@ -282,7 +283,7 @@ export class RevocationBus implements OnModuleInit, OnApplicationShutdown {
    * send deadline.
    */
   async publish(notice: RevocationNotice): Promise<void> {
-    appMetrics.revocation(notice.type);
+    this.metrics.revocation(notice.type);
     this.deliver(notice);
     if (this.transports.length === 0) return;
     const id = randomUUID();
