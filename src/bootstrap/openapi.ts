@@ -1,10 +1,9 @@
-import { RequestMethod } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import type { INestApplication } from '@nestjs/common';
-import { MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
+import { ModulesContainer } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DECORATORS, DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { AuthRuleMetadata } from '../auth/auth.decorator';
+import { controllersOf, routeCatalogue } from '../common/http/route-catalogue';
 import { RateLimit } from '../rate-limit/rate-limit.decorator';
 import { completeDocument, type RouteRules } from './openapi-responses';
 
@@ -42,29 +41,19 @@ const documentKeyOf = (controllerKey: string, methodKey: string) => `${controlle
  * the guards read, so the document's error answers follow the routes' real rules.
  */
 function collectRouteRules(app: INestApplication): Map<string, RouteRules> {
-  const reflector = new Reflector();
-  const scanner = new MetadataScanner();
   const rules = new Map<string, RouteRules>();
-  for (const module of app.get(ModulesContainer).values()) {
-    for (const wrapper of module.controllers.values()) {
-      const controller = wrapper.metatype as (new (...args: never[]) => unknown) | null;
-      if (!controller?.prototype) continue;
-      const prototype = controller.prototype as Record<string, Function>;
-      for (const methodKey of scanner.getAllMethodNames(prototype)) {
-        const handler = prototype[methodKey];
-        if (reflector.get<RequestMethod | undefined>(METHOD_METADATA, handler) === undefined) continue;
-        if (reflector.get<unknown>(PATH_METADATA, handler) === undefined) continue;
-        const declared = reflector.get<{ operationId?: string } | undefined>(DECORATORS.API_OPERATION, handler);
-        // As RateLimitPolicy reads it: the route's own rule wins over the controller's, key by key.
-        const skip = reflector.get(RateLimit, handler)?.skip ?? reflector.get(RateLimit, controller)?.skip;
-        rules.set(declared?.operationId ?? documentKeyOf(controller.name, methodKey), {
-          operationId: declared?.operationId ?? operationIdOf(controller.name, methodKey),
-          qualifiedOperationId: `${methodKey}${controller.name.replace(/Controller$/, '')}`,
-          auth: reflector.getAllAndOverride(AuthRuleMetadata, [handler, controller]),
-          rateLimited: skip !== true,
-        });
-      }
-    }
+  for (const route of routeCatalogue(controllersOf(app.get(ModulesContainer)))) {
+    const { controller, handler, handlerName } = route;
+    const declared = Reflect.getMetadata(DECORATORS.API_OPERATION, handler) as { operationId?: string } | undefined;
+    // As RateLimitPolicy reads it: the route's own rule wins over the controller's, key by key.
+    const rateLimit = route.ruleParts(RateLimit);
+    const skip = rateLimit.handler?.skip ?? rateLimit.controller?.skip;
+    rules.set(declared?.operationId ?? documentKeyOf(controller.name, handlerName), {
+      operationId: declared?.operationId ?? operationIdOf(controller.name, handlerName),
+      qualifiedOperationId: `${handlerName}${controller.name.replace(/Controller$/, '')}`,
+      auth: route.rule(AuthRuleMetadata),
+      rateLimited: skip !== true,
+    });
   }
   return rules;
 }
