@@ -72,7 +72,12 @@ export function createOpenApiDocument(app: INestApplication, options = { strict:
           'leaky bucket per client, method, API group and token: it holds the limit of the method (GET 30, POST 15, ' +
           'PUT 15, DELETE 3, others 30, unless an API group sets its own) and drains as many per 3 seconds; a ' +
           'request that does not fit answers 429 `["error_rate_limit_exceed"]` with `Retry-After` (whole seconds ' +
-          'until the next one fits) and adds nothing. Every `/v1` response carries the `X-Rate-Limit-*` headers. ' +
+          'until the next one fits: 1 s with the default limits, 6 s for a company switch, the rest of the 15 minutes ' +
+          'for a locked e-mail) and adds nothing. Every `/v1` response carries the `X-Rate-Limit-*` headers: ' +
+          '`Limit` (the bucket capacity), `Remaining` (what fits at once after this request) and `Identifier` ' +
+          '(`{ip}|{METHOD}|{group}|{token hash}`, the hash being the first 16 hex characters of the SHA-256 of the ' +
+          'Authorization header, or `-` without a valid credential). Error answers are shared under ' +
+          '`components/responses`; what an operation adds about its own answers is in its description. ' +
           'Unknown body fields and unknown query parameters are refused with 400 `error_validation`.',
       )
       .setVersion('1')
