@@ -5,7 +5,7 @@ import type { AppLogger } from './common/logging/logger';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
-import { MetricsRegistryModule } from './metrics/metrics-registry.module';
+import { MetricsRegistryModule } from './common/metrics/metrics-registry.module';
 import { CountersModule } from './counters/counters.module';
 import { RedisClientModule } from './redis-client/redis-client.module';
 

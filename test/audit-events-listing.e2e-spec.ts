@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import type { AuditEventInput } from '../src/audit/audit-event';
 import { AuditRecorder } from '../src/audit/audit-recorder.service';
 import { AuditRetention } from '../src/audit-events/audit-retention.service';
-import { AppMetrics } from '../src/metrics/app-metrics';
+import { AppMetrics } from '../src/common/metrics/app-metrics';
 import { currentTestDatabase } from './support/databases';
 import { expectError, expectInvalid } from './support/expectations';
 import { type Account, authed, createAccount, createCompanies, login } from './support/fixtures';

@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import type { AuditEventInput } from '../src/audit/audit-event';
 import { AuditEvent } from '../src/audit/audit-event.entity';
 import { AuditRecorder } from '../src/audit/audit-recorder.service';
-import { AppMetrics } from '../src/metrics/app-metrics';
+import { AppMetrics } from '../src/common/metrics/app-metrics';
 import { currentTestDatabase } from './support/databases';
 import { createCompanies } from './support/fixtures';
 import type { ManualClock } from './support/manual-clock';

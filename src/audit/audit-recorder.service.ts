@@ -3,7 +3,7 @@ import { DataSource, type EntityManager, type EntitySubscriberInterface, type Qu
 import { Clock } from '../common/clock/clock';
 import { APP_LOGGER } from '../common/logging/logging.module';
 import type { AppLogger } from '../common/logging/logger';
-import { AppMetrics } from '../metrics/app-metrics';
+import { AppMetrics } from '../common/metrics/app-metrics';
 import type { AuditEventInput, AuditEventType } from './audit-event';
 import { AuditEvent } from './audit-event.entity';
 import { type AuditEventJson, toAuditEventJson } from './audit-event-json';

@@ -13,7 +13,7 @@ import type { Employee } from '../employee/employee.entity';
 import { EmployeeService } from '../employee/employee.service';
 import { PasswordHasher } from '../employee/password-hasher';
 import { MembershipService } from '../membership/membership.service';
-import { AppMetrics } from '../metrics/app-metrics';
+import { AppMetrics } from '../common/metrics/app-metrics';
 import { RATE_LIMIT_STORAGE, type RateLimitStorage } from '../counters/rate-limit-storage';
 import { sha256Hex } from './credentials/sha256';
 import { type LoginResult, toLoginResult } from './login-result';

@@ -4,7 +4,7 @@ import { registerMultipart } from '../common/http/multipart';
 import type { AppLogger } from '../common/logging/logger';
 import { loggableUrl } from '../common/logging/logger';
 import { AppConfig } from '../config/app-config';
-import { AppMetrics } from '../metrics/app-metrics';
+import { AppMetrics } from '../common/metrics/app-metrics';
 import { RateLimitHeaders } from '../rate-limit/rate-limit-headers';
 import { registerAdminPage } from './admin-page';
 import { corsPolicy } from './cors';

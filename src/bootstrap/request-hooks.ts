@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppMetrics } from '../metrics/app-metrics';
-import { recordHttpMetrics } from '../metrics/http-metrics';
+import type { AppMetrics } from '../common/metrics/app-metrics';
+import { recordHttpMetrics } from '../common/metrics/http-metrics';
 import type { RateLimitHeaders } from '../rate-limit/rate-limit-headers';
 import type { CorsPolicy } from './cors';
 import { answeredAtEdge, closeIfBodyUnread, refuseWhileClosing } from './edge-errors';

@@ -13,7 +13,7 @@ import { Clock } from '../common/clock/clock';
 import { APP_LOGGER } from '../common/logging/logging.module';
 import type { AppLogger } from '../common/logging/logger';
 import { AppConfig } from '../config/app-config';
-import { AppMetrics } from '../metrics/app-metrics';
+import { AppMetrics } from '../common/metrics/app-metrics';
 import { REDIS_CLIENT } from '../redis-client/redis-client.module';
 import { CircuitBreaker } from './circuit-breaker';
 import { FleetPresence } from './fleet-presence';

@@ -2,7 +2,7 @@ import { Injectable, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
-import { AppMetrics } from '../metrics/app-metrics';
+import { AppMetrics } from '../common/metrics/app-metrics';
 import { buildDataSourceOptions } from './data-source-options';
 import { QueryCounter } from './query-counter';
 import { runPendingMigrationsFor } from './migration-runner';

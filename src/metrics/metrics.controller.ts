@@ -8,7 +8,7 @@ import { ErrorBodySchema } from '../common/errors/error-body.schema';
 import { ErrorCode } from '../common/errors/error-codes';
 import { AppConfig } from '../config/app-config';
 import { NoRateLimit } from '../rate-limit/rate-limit.decorator';
-import { AppMetrics } from './app-metrics';
+import { AppMetrics } from '../common/metrics/app-metrics';
 
 /** Prometheus text exposition (prom-client): the default process metrics and the service's own series. */
 @ApiTags('health')

@@ -11,7 +11,7 @@ import { RateLimitGuard } from './rate-limit.guard';
 import { memoryTracker } from './rate-limit-tracker';
 import type { RateLimitPolicy, RouteLimits } from './rate-limit.policy';
 import { MemoryRateLimitStorage } from '../counters/memory-rate-limit.storage';
-import { AppMetrics } from '../metrics/app-metrics';
+import { AppMetrics } from '../common/metrics/app-metrics';
 import type { RateLimitStorage } from '../counters/rate-limit-storage';
 
 const LIMIT = 2;

@@ -11,7 +11,7 @@ import {
 } from '@nestjs/throttler';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../common/errors/api-error';
-import { AppMetrics } from '../metrics/app-metrics';
+import { AppMetrics } from '../common/metrics/app-metrics';
 import { RateLimitCredentials } from './rate-limit-credentials';
 import { rateLimitIdentifier } from './rate-limit-key';
 import { GENERAL, type Plan, resolvePlan, SKIPPED } from './rate-limit-plan';

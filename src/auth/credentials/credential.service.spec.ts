@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { ManualClock } from '../../../test/support/manual-clock';
 import type { CredentialStrategy, LookUpResult } from '../strategies/credential-strategy';
 import { STALE_IF_ERROR_MS } from './credential-cache';
-import { AppMetrics } from '../../metrics/app-metrics';
+import { AppMetrics } from '../../common/metrics/app-metrics';
 import { CredentialService } from './credential.service';
 import type { Principal } from './principal';
 import type { RevocationBus, RevocationNotice } from './revocation-bus';

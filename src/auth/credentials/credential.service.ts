@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { Clock } from '../../common/clock/clock';
-import { AppMetrics } from '../../metrics/app-metrics';
+import { AppMetrics } from '../../common/metrics/app-metrics';
 import { NO_CREDENTIAL, RateLimitCredentials } from '../../rate-limit/rate-limit-credentials';
 import {
   CREDENTIAL_STRATEGIES,

@@ -10,7 +10,7 @@ import { FLEET_PRESENCE, REDIS_BREAKER } from '../../counters/counters.module';
 import type { FleetPresence } from '../../counters/fleet-presence';
 import { REDIS_CLIENT } from '../../redis-client/redis-client.module';
 import { duplicateConnection, isCluster, type RedisConnection } from '../../redis-client/redis-connection';
-import { AppMetrics } from '../../metrics/app-metrics';
+import { AppMetrics } from '../../common/metrics/app-metrics';
 
 /** What changed; every instance evicts the matching cached credentials. */
 export type RevocationNotice =
