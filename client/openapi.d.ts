@@ -28,7 +28,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: 200 while the database answers (Redis down: "degraded"), else 503 */
+        /**
+         * Readiness: 200 while the database answers (Redis down: "degraded"), else 503
+         * @description **About its error answers**
+         *
+         *     - **503**: The database does not answer: the readiness report with `status` `error`
+         */
         get: operations["checkReadiness"];
         put?: never;
         post?: never;
@@ -45,7 +50,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics */
+        /**
+         * Prometheus metrics
+         * @description **About its error answers**
+         *
+         *     - **401**: Only when `METRICS_TOKEN` is set: error_jwt_is_required without an `Authorization` header, error_jwt_hash_not_found when it is not `Bearer <METRICS_TOKEN>`.
+         */
         get: operations["getMetrics"];
         put?: never;
         post?: never;
@@ -67,6 +77,11 @@ export interface paths {
         /**
          * Switch the session to another company of the account (at most 10 per 60 s per employee)
          * @description The previous token is blacklisted; the session and its login time are kept.
+         *
+         *     **About its error answers**
+         *
+         *     - **403**: error_company_not_member
+         *     - **429**: More than 10 switches within 60 seconds by this employee (body in the object form)
          */
         post: operations["changeWorkingCompany"];
         delete?: never;
@@ -82,7 +97,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account's companies, the token's own marked current (for a company switcher) */
+        /**
+         * The account's companies, the token's own marked current (for a company switcher)
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a login token (JWT), not an API key.
+         */
         get: operations["listCompanies"];
         put?: never;
         post?: never;
@@ -101,7 +121,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Login step 1: the companies the account belongs to */
+        /**
+         * Login step 1: the companies the account belongs to
+         * @description **About its error answers**
+         *
+         *     - **401**: error_invalid_credentials
+         *     - **429**: Ten failed logins for this e-mail within 15 minutes (body in the object form)
+         */
         post: operations["authenticateInit"];
         delete?: never;
         options?: never;
@@ -118,7 +144,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Login step 2: a token bound to the chosen company and a new login session */
+        /**
+         * Login step 2: a token bound to the chosen company and a new login session
+         * @description **About its error answers**
+         *
+         *     - **401**: error_invalid_credentials; error_otp_required (TOTP on, no code sent); error_otp_invalid (wrong or used code)
+         *     - **403**: error_company_not_member
+         *     - **429**: Ten failed logins for this e-mail within 15 minutes (body in the object form)
+         */
         post: operations["authenticateFinish"];
         delete?: never;
         options?: never;
@@ -138,6 +171,11 @@ export interface paths {
         /**
          * Renew a token: the previous token is blacklisted and its refresh token used up
          * @description Checks, in order: error_refresh_token_invalid (401), error_jwt_blacklisted (400), error_session_max_age (400, more than 30 days since login), error_jwt_expired (400). A used refresh token presented again more than 10 s after its use ends the whole session.
+         *
+         *     **About its error answers**
+         *
+         *     - **400**: error_jwt_blacklisted (the session has ended), error_session_max_age (more than 30 days since login), error_jwt_expired (the token of this refresh token has expired)
+         *     - **401**: error_refresh_token_invalid
          */
         post: operations["refreshToken"];
         delete?: never;
@@ -155,7 +193,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** End the login session; its tokens are blacklisted */
+        /**
+         * End the login session; its tokens are blacklisted
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a login token (JWT), not an API key.
+         */
         post: operations["logout"];
         delete?: never;
         options?: never;
@@ -170,7 +213,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's active login sessions */
+        /**
+         * The caller's active login sessions
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a login token (JWT), not an API key.
+         */
         get: operations["listSessions"];
         put?: never;
         post?: never;
@@ -193,6 +241,10 @@ export interface paths {
         /**
          * End one of the caller's sessions; its tokens are blacklisted
          * @description Ending an already ended session again answers 204 too; another employee's session is 404.
+         *
+         *     **About its error answers**
+         *
+         *     - **403**: This operation needs a login token (JWT), not an API key.
          */
         delete: operations["revokeSession"];
         options?: never;
@@ -207,12 +259,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The current company's open invitations, newest first (never their codes) */
+        /**
+         * The current company's open invitations, newest first (never their codes)
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `users:read`.
+         */
         get: operations["listInvitations"];
         put?: never;
         /**
          * Invite someone into the current company with permissions you hold; the code is shown once
          * @description The code is valid 7 days, once, and can be revoked. Only its hash is stored.
+         *
+         *     **About its error answers**
+         *
+         *     - **403**: This operation needs a login token (JWT), not an API key with the permission `users:write`.
          */
         post: operations["createInvitation"];
         delete?: never;
@@ -231,7 +292,12 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke an open invitation: its code stops working */
+        /**
+         * Revoke an open invitation: its code stops working
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a login token (JWT), not an API key with the permission `users:write`.
+         */
         delete: operations["revokeInvitation"];
         options?: never;
         head?: never;
@@ -250,6 +316,12 @@ export interface paths {
         /**
          * Accept an invitation: join the inviting company and log in to it
          * @description An existing account proves itself with its password (and `otp` or `recovery_code` when TOTP is on), counted by the login lock; a new e-mail creates the account with that password and `name`.
+         *
+         *     **About its error answers**
+         *
+         *     - **400**: error_invitation_invalid: unknown, used, expired or revoked code, or a code for another e-mail
+         *     - **401**: error_invalid_credentials; error_otp_required; error_otp_invalid (an existing account)
+         *     - **429**: Ten failed logins for this e-mail within 15 minutes (body in the object form)
          */
         post: operations["accept"];
         delete?: never;
@@ -282,10 +354,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The employees of the current company, a page at a time */
+        /**
+         * The employees of the current company, a page at a time
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `users:read`.
+         */
         get: operations["listUsers"];
         put?: never;
-        /** Create an employee in the current company (with permissions the caller holds) */
+        /**
+         * Create an employee in the current company (with permissions the caller holds)
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `users:write`.
+         */
         post: operations["createUser"];
         delete?: never;
         options?: never;
@@ -304,6 +386,11 @@ export interface paths {
         /**
          * Replace an employee's permissions in the current company
          * @description The new set must be one the caller holds, and so must the employee's current set (only a `*` holder can change a `*` holder); the company keeps at least one `*` holder. Credentials of the employee in this company, on every instance, use the new set from their next request; their API keys are narrowed to it.
+         *
+         *     **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `users:write`.
+         *     - **404**: error_not_found: no employee with this id in the current company (or the id is not an integer)
          */
         put: operations["replacePermissions"];
         post?: never;
@@ -326,6 +413,11 @@ export interface paths {
         /**
          * Remove an employee from the current company (the account and its other companies stay)
          * @description The employee's tokens for this company and API keys in it are blacklisted on every instance before the answer. Never yourself, never someone holding a permission you lack, never the last `*` holder: 403.
+         *
+         *     **About its error answers**
+         *
+         *     - **403**: This operation needs a login token (JWT), not an API key with the permission `users:write`.
+         *     - **404**: error_not_found: no employee with this id in the current company (or the id is not an integer)
          */
         delete: operations["deleteUser"];
         options?: never;
@@ -345,6 +437,11 @@ export interface paths {
         /**
          * Issue a password-reset code for an employee (shown once, valid 24 hours, single use)
          * @description Only for an employee who belongs to no other company and holds nothing the caller lacks (else 403): a company must never be able to take over an account another company relies on.
+         *
+         *     **About its error answers**
+         *
+         *     - **403**: This operation needs a login token (JWT), not an API key with the permission `users:write`.
+         *     - **404**: error_not_found: no employee with this id in the current company (or the id is not an integer)
          */
         post: operations["issuePasswordReset"];
         delete?: never;
@@ -362,7 +459,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Turn an employee's TOTP off (same conditions as a password reset) */
+        /**
+         * Turn an employee's TOTP off (same conditions as a password reset)
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a login token (JWT), not an API key with the permission `users:write`.
+         *     - **404**: error_not_found: no employee with this id in the current company (or the id is not an integer)
+         */
         post: operations["resetMfa"];
         delete?: never;
         options?: never;
@@ -379,7 +482,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Change your password; every other session of the account ends */
+        /**
+         * Change your password; every other session of the account ends
+         * @description **About its error answers**
+         *
+         *     - **401**: error_invalid_credentials: the current password is wrong (counts as a failed login)
+         *     - **403**: This operation needs a login token (JWT), not an API key.
+         */
         post: operations["changePassword"];
         delete?: never;
         options?: never;
@@ -396,7 +505,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Set a new password with a reset code; every session of the account ends, TOTP stays as it was */
+        /**
+         * Set a new password with a reset code; every session of the account ends, TOTP stays as it was
+         * @description **About its error answers**
+         *
+         *     - **400**: error_reset_code_invalid: unknown, used or expired code, or a code for another e-mail
+         */
         post: operations["resetPassword"];
         delete?: never;
         options?: never;
@@ -416,6 +530,11 @@ export interface paths {
         /**
          * Start TOTP set-up: the secret, its otpauth URI and 10 recovery codes, shown once
          * @description TOTP is not on until confirmed with a code (POST /v1/users/me/mfa/totp/confirm).
+         *
+         *     **About its error answers**
+         *
+         *     - **401**: error_invalid_credentials: the current password is wrong (counts as a failed login)
+         *     - **403**: This operation needs a login token (JWT), not an API key.
          */
         post: operations["enrolTotp"];
         delete?: never;
@@ -433,7 +552,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Turn TOTP on with a code from the app; every other session of the account ends */
+        /**
+         * Turn TOTP on with a code from the app; every other session of the account ends
+         * @description **About its error answers**
+         *
+         *     - **401**: error_otp_invalid: wrong, used or stale code
+         *     - **403**: This operation needs a login token (JWT), not an API key.
+         */
         post: operations["confirmTotp"];
         delete?: never;
         options?: never;
@@ -450,7 +575,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Turn TOTP off, with your password and a current code */
+        /**
+         * Turn TOTP off, with your password and a current code
+         * @description **About its error answers**
+         *
+         *     - **401**: error_invalid_credentials (wrong password); error_otp_invalid (wrong, used or stale code)
+         *     - **403**: This operation needs a login token (JWT), not an API key.
+         */
         post: operations["disableTotp"];
         delete?: never;
         options?: never;
@@ -465,10 +596,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The current company's API keys (never their secrets) */
+        /**
+         * The current company's API keys (never their secrets)
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `apikeys:manage`.
+         */
         get: operations["listApiKeys"];
         put?: never;
-        /** Issue an API key (key:secret) with a subset of your permissions */
+        /**
+         * Issue an API key (key:secret) with a subset of your permissions
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a login token (JWT), not an API key with the permission `apikeys:manage`.
+         */
         post: operations["createApiKey"];
         delete?: never;
         options?: never;
@@ -486,7 +627,12 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke an API key; it answers error_jwt_blacklisted from then on */
+        /**
+         * Revoke an API key; it answers error_jwt_blacklisted from then on
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a login token (JWT), not an API key with the permission `apikeys:manage`.
+         */
         delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
@@ -500,12 +646,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A page of the current company's files (their records, not the content), newest first */
-        get: operations["listFiles"];
+        get?: never;
         put?: never;
         /**
          * Upload one file (multipart/form-data, part `file`) into the current company
          * @description The content is stored under a generated name; the original name is kept (without directories or control characters) for display. The size limit is FILES_MAX_BYTES (10 MiB by default).
+         *
+         *     **About its error answers**
+         *
+         *     - **400**: error_validation: no part named `file`, a malformed body, or a part Content-Type that is no media type
+         *     - **403**: This operation needs a JWT or an API key with the permission `files:write`.
+         *     - **413**: error_payload_too_large: the file is over the limit (nothing is kept), or the body has extra parts
+         *     - **415**: error_unsupported_media_type: the body is not multipart/form-data
          */
         post: operations["uploadFile"];
         delete?: never;
@@ -526,6 +678,11 @@ export interface paths {
         /**
          * Fetch a PNG, JPEG, GIF or WebP image from a public URL and store it like an upload
          * @description Only public internet addresses are fetched (each redirect is checked again), within FILES_MAX_BYTES and FILES_FETCH_TIMEOUT_MS. The recorded content type is the one the bytes prove.
+         *
+         *     **About its error answers**
+         *
+         *     - **400**: error_validation with a `url` detail: not http(s), a non-public address (private, loopback, link-local, metadata, ... — also after a redirect), more than 3 redirects, no image, over the size limit, or too slow
+         *     - **403**: This operation needs a JWT or an API key with the permission `files:write`.
          */
         post: operations["addImageFromUrl"];
         delete?: never;
@@ -541,26 +698,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A file's record (the current company's files only) */
+        /**
+         * A file's record (the current company's files only)
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `files:write`.
+         *     - **404**: error_not_found: no such file in the current company
+         */
         get: operations["getFile"];
-        put?: never;
-        post?: never;
-        /** Delete a file: its record and its content */
-        delete: operations["deleteFile"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/files/{id}/content": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Download a file's content, with the content type it was stored with, as an attachment */
-        get: operations["getFileContent"];
         put?: never;
         post?: never;
         delete?: never;
@@ -576,10 +721,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A page of the current company's products, by id; optionally filtered by name */
+        /**
+         * A page of the current company's products, by id; optionally filtered by name
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `products:read`.
+         */
         get: operations["listProducts"];
         put?: never;
-        /** Create a product in the current company */
+        /**
+         * Create a product in the current company
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `products:write`.
+         */
         post: operations["createProduct"];
         delete?: never;
         options?: never;
@@ -594,20 +749,34 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One product of the current company */
+        /**
+         * One product of the current company
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `products:read`.
+         *     - **404**: error_not_found: no product with this id in the current company (or the id is not an integer)
+         */
         get: operations["getProduct"];
-        /** Replace the name, sku and price of a product (all three are required) */
+        /**
+         * Replace the name, sku and price of a product (all three are required)
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `products:write`.
+         *     - **404**: error_not_found: no product with this id in the current company (or the id is not an integer)
+         */
         put: operations["replaceProduct"];
         post?: never;
-        /** Delete a product; orders keep the name, sku and price their lines copied */
+        /**
+         * Delete a product; orders keep the name, sku and price their lines copied
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `products:write`.
+         *     - **404**: error_not_found: no product with this id in the current company (or the id is not an integer)
+         */
         delete: operations["deleteProduct"];
         options?: never;
         head?: never;
-        /**
-         * Change some of the name, sku and price of a product
-         * @description Only the fields sent change; the others keep their values. At least one field must be sent; null is refused like any other wrong value.
-         */
-        patch: operations["updateProduct"];
+        patch?: never;
         trace?: never;
     };
     "/v1/orders": {
@@ -617,10 +786,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A page of the current company's orders with their lines, by id; optionally by status */
+        /**
+         * A page of the current company's orders with their lines, by id; optionally by status
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `orders:read`.
+         */
         get: operations["listOrders"];
         put?: never;
-        /** Place an order of the current company's products; the server copies unit prices and computes totals */
+        /**
+         * Place an order of the current company's products; the server copies unit prices and computes totals
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `orders:write`.
+         */
         post: operations["createOrder"];
         delete?: never;
         options?: never;
@@ -635,9 +814,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One order of the current company, with its lines */
+        /**
+         * One order of the current company, with its lines
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `orders:read`.
+         *     - **404**: error_not_found: no order with this id in the current company (or the id is not an integer)
+         */
         get: operations["getOrder"];
-        /** Cancel an open order: `{"status": "cancelled"}` */
+        /**
+         * Cancel an open order: `{"status": "cancelled"}`
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `orders:write`.
+         *     - **404**: error_not_found: no order with this id in the current company (or the id is not an integer)
+         */
         put: operations["updateOrder"];
         post?: never;
         delete?: never;
@@ -653,10 +844,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The current company's marketing conversations, newest first */
+        /**
+         * The current company's marketing conversations, newest first
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `marketingconversations:read`.
+         */
         get: operations["listMarketingConversations"];
         put?: never;
-        /** Open a marketing conversation in the current company */
+        /**
+         * Open a marketing conversation in the current company
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `marketingconversations:write`.
+         */
         post: operations["createMarketingConversation"];
         delete?: never;
         options?: never;
@@ -671,7 +872,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One marketing conversation of the current company */
+        /**
+         * One marketing conversation of the current company
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `marketingconversations:read`.
+         *     - **404**: error_not_found: no conversation with this id in the current company (or the id is not an integer)
+         */
         get: operations["getMarketingConversation"];
         put?: never;
         post?: never;
@@ -688,10 +895,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A conversation's messages, oldest first */
+        /**
+         * A conversation's messages, oldest first
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `marketingconversations:read`.
+         *     - **404**: error_not_found: no conversation with this id in the current company (or the id is not an integer)
+         */
         get: operations["listMessages"];
         put?: never;
-        /** Record a message (inbound or outbound) in a conversation of the current company */
+        /**
+         * Record a message (inbound or outbound) in a conversation of the current company
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `marketingconversations:write`.
+         *     - **404**: error_not_found: no conversation with this id in the current company (or the id is not an integer)
+         */
         post: operations["addMessage"];
         delete?: never;
         options?: never;
@@ -709,6 +928,10 @@ export interface paths {
         /**
          * The current company's security events, newest first
          * @description Logins and failed logins, token refreshes, session ends, company switches, API keys, permissions, memberships and passwords (contract.md, "Security events"). Keyset paging: pass `next_cursor` as `?cursor=` with the same filters; events recorded meanwhile neither repeat nor shift later pages. An unknown parameter, a malformed cursor or time, or a limit outside 1–100 answers 400 error_validation.
+         *
+         *     **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `auditevents:read`.
          */
         get: operations["listAuditEvents"];
         put?: never;
@@ -1096,6 +1319,13 @@ export interface components {
             total: number;
             data: components["schemas"]["ApiKeyDto"][];
         };
+        UploadFileDto: {
+            /**
+             * Format: binary
+             * @description The file; its part Content-Type is recorded
+             */
+            file: string;
+        };
         FileDto: {
             /** Format: uuid */
             id: string;
@@ -1118,25 +1348,6 @@ export interface components {
             sha256: string;
             /** Format: date-time */
             created_at: string;
-        };
-        FilePageDto: {
-            /** @example 1 */
-            page: number;
-            /** @example 20 */
-            per_page: number;
-            /**
-             * @description Items across all pages
-             * @example 57
-             */
-            total: number;
-            data: components["schemas"]["FileDto"][];
-        };
-        UploadFileDto: {
-            /**
-             * Format: binary
-             * @description The file; its part Content-Type is recorded
-             */
-            file: string;
         };
         AddImageFromUrlDto: {
             /**
@@ -1182,7 +1393,7 @@ export interface components {
              */
             name: string;
             /**
-             * @description Unique within the company, case-sensitive; one already used there answers 409 error_conflict
+             * @description Unique within the company, case-sensitive; a duplicate answers 400 error_validation (field `sku`)
              * @example TEA-GRN-100
              */
             sku: string;
@@ -1191,23 +1402,6 @@ export interface components {
              * @example 1250
              */
             price: number;
-        };
-        ProductPatchDto: {
-            /**
-             * @description Trimmed
-             * @example Green tea 100 g
-             */
-            name?: string;
-            /**
-             * @description Unique within the company, case-sensitive; one already used there answers 409 error_conflict
-             * @example TEA-GRN-100
-             */
-            sku?: string;
-            /**
-             * @description Unit price in minor units (cents) of the company's currency: 1250 is 12.50
-             * @example 1250
-             */
-            price?: number;
         };
         OrderLineDto: {
             /**
@@ -1601,12 +1795,6 @@ export interface components {
             /** @description One human sentence */
             message: string;
         };
-        "Error409.conflict": {
-            /** @description Exactly one error code */
-            error: "error_conflict"[];
-            /** @description One human sentence */
-            message: string;
-        };
     };
     responses: {
         /**
@@ -1672,6 +1860,57 @@ export interface components {
                 "application/json": components["schemas"]["Error503.service_unavailable"];
             };
         };
+        /** @description - `error_service_unavailable`: the database cannot be reached, or the instance is shutting down: retry shortly */
+        "503.service_unavailable.checkReadiness.unversioned": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    status: "ok" | "degraded" | "error";
+                    info?: {
+                        [key: string]: {
+                            /** @example up */
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                    error?: {
+                        [key: string]: {
+                            /** @example up */
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                    details?: {
+                        [key: string]: {
+                            /** @example up */
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                } | components["schemas"]["Error503.service_unavailable"];
+            };
+        };
+        /**
+         * @description - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
+         *     - `error_jwt_is_required`: no Authorization header
+         *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
+         */
+        "401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.unversioned": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            };
+        };
         /**
          * @description - `error_bad_request`: the HTTP request itself is malformed (bad header syntax, bad framing); decided before routing
          *     - `error_jwt_blacklisted`: the token or key was revoked (logout, company switch, refresh, session or key revoked)
@@ -1705,6 +1944,22 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            };
+        };
+        /**
+         * @description - `error_company_not_member`: company_id is not one of the account's companies
+         *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
+         */
+        "403.company_not_member.permission_denied": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error403.company_not_member.permission_denied"];
             };
         };
         /** @description - `error_payload_too_large`: the body is over the limit (1 MiB of JSON; uploads: FILES_MAX_BYTES) */
@@ -1746,6 +2001,23 @@ export interface components {
                 "application/json": components["schemas"]["Error415.unsupported_media_type"];
             };
         };
+        /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
+        "429.rate_limit_exceed.account-too-many-company-switches-try-again-later": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": "error_rate_limit_exceed"[] | {
+                    error: "error_rate_limit_exceed"[];
+                    message: string;
+                };
+            };
+        };
         /** @description - `error_headers_too_large`: the request headers are over the limit; decided before routing */
         "431.headers_too_large": {
             headers: {
@@ -1785,6 +2057,33 @@ export interface components {
                 "application/json": components["schemas"]["Error503.service_unavailable"];
             };
         };
+        /** @description - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation */
+        "403.permission_denied": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error403.permission_denied"];
+            };
+        };
+        /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
+        "429.rate_limit_exceed": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": "error_rate_limit_exceed"[];
+            };
+        };
         /**
          * @description - `error_bad_request`: the HTTP request itself is malformed (bad header syntax, bad framing); decided before routing
          *     - `error_validation`: a body, query or path value fails validation (one `details` entry per problem), or the JSON is malformed
@@ -1801,6 +2100,105 @@ export interface components {
                 "application/json": components["schemas"]["Error400.bad_request.validation"];
             };
         };
+        /**
+         * @description - `error_invalid_credentials`: wrong e-mail or password (the same answer for both)
+         *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
+         */
+        "401.invalid_credentials.jwt_query_not_allowed": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error401.invalid_credentials.jwt_query_not_allowed"];
+            };
+        };
+        /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
+        "429.rate_limit_exceed.account-too-many-failed-logins-for-this-e-mail-try-again-later": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": "error_rate_limit_exceed"[] | {
+                    error: "error_rate_limit_exceed"[];
+                    message: string;
+                };
+            };
+        };
+        /**
+         * @description - `error_invalid_credentials`: wrong e-mail or password (the same answer for both)
+         *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
+         *     - `error_otp_invalid`: wrong, reused or stale one-time code or recovery code (counts as a failed login)
+         *     - `error_otp_required`: the password was right and the account has TOTP on, but no `otp` or `recovery_code` was sent
+         */
+        "401.invalid_credentials.jwt_query_not_allowed.otp_invalid.otp_required": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error401.invalid_credentials.jwt_query_not_allowed.otp_invalid.otp_required"];
+            };
+        };
+        /** @description - `error_company_not_member`: company_id is not one of the account's companies */
+        "403.company_not_member": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error403.company_not_member"];
+            };
+        };
+        /**
+         * @description - `error_bad_request`: the HTTP request itself is malformed (bad header syntax, bad framing); decided before routing
+         *     - `error_jwt_blacklisted`: the token or key was revoked (logout, company switch, refresh, session or key revoked)
+         *     - `error_jwt_expired`: the token has expired: refresh it
+         *     - `error_session_max_age`: refresh more than 30 days after login: log in again
+         *     - `error_validation`: a body, query or path value fails validation (one `details` entry per problem), or the JSON is malformed
+         */
+        "400.bad_request.jwt_blacklisted.jwt_expired.session_max_age.validation": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
+                "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error400.bad_request.jwt_blacklisted.jwt_expired.session_max_age.validation"];
+            };
+        };
+        /**
+         * @description - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
+         *     - `error_refresh_token_invalid`: unknown, malformed or already used refresh token
+         */
+        "401.jwt_query_not_allowed.refresh_token_invalid": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error401.jwt_query_not_allowed.refresh_token_invalid"];
+            };
+        };
         /** @description - `error_not_found`: no such record in the current company (records of other companies and malformed ids included) */
         "404.not_found": {
             headers: {
@@ -1812,6 +2210,58 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error404.not_found"];
+            };
+        };
+        /**
+         * @description - `error_bad_request`: the HTTP request itself is malformed (bad header syntax, bad framing); decided before routing
+         *     - `error_invitation_invalid`: unknown, used, expired or revoked invitation code, or a code for another e-mail
+         *     - `error_validation`: a body, query or path value fails validation (one `details` entry per problem), or the JSON is malformed
+         */
+        "400.bad_request.invitation_invalid.validation": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
+                "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error400.bad_request.invitation_invalid.validation"];
+            };
+        };
+        /**
+         * @description - `error_invalid_credentials`: wrong e-mail or password (the same answer for both)
+         *     - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
+         *     - `error_jwt_is_required`: no Authorization header
+         *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
+         */
+        "401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            };
+        };
+        /**
+         * @description - `error_bad_request`: the HTTP request itself is malformed (bad header syntax, bad framing); decided before routing
+         *     - `error_reset_code_invalid`: unknown, used or expired password-reset code, or a code for another e-mail
+         *     - `error_validation`: a body, query or path value fails validation (one `details` entry per problem), or the JSON is malformed
+         */
+        "400.bad_request.reset_code_invalid.validation": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
+                "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error400.bad_request.reset_code_invalid.validation"];
             };
         };
         /** @description - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation) */
@@ -1827,6 +2277,43 @@ export interface components {
                 "application/json": components["schemas"]["Error401.jwt_query_not_allowed"];
             };
         };
+        /**
+         * @description - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
+         *     - `error_jwt_is_required`: no Authorization header
+         *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
+         *     - `error_otp_invalid`: wrong, reused or stale one-time code or recovery code (counts as a failed login)
+         */
+        "401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid"];
+            };
+        };
+        /**
+         * @description - `error_invalid_credentials`: wrong e-mail or password (the same answer for both)
+         *     - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
+         *     - `error_jwt_is_required`: no Authorization header
+         *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
+         *     - `error_otp_invalid`: wrong, reused or stale one-time code or recovery code (counts as a failed login)
+         */
+        "401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid"];
+            };
+        };
     };
     parameters: never;
     requestBodies: never;
@@ -1835,19 +2322,19 @@ export interface components {
         "X-Request-Id.unless-refused-before-routing": string;
         /** @description The request id (the caller's own X-Request-Id when it looks like one); the 500 `correlation_id` */
         "X-Request-Id": string;
-        /** @description Capacity of this counter's leaky bucket: requests admitted at once; it drains as many per 3 seconds (GET 30: one more every 100 ms) */
+        /** @description The bucket's capacity: requests admitted at once (it drains as many per 3 s) */
         "X-Rate-Limit-Limit.unless-refused-before-routing": number;
-        /** @description How many more requests the bucket would admit at once right after this one (0 when full) */
+        /** @description Requests the bucket would still admit at once (0 when full) */
         "X-Rate-Limit-Remaining.unless-refused-before-routing": number;
-        /** @description The counter: `{ip}|{METHOD}|{controller}|{token hash}`; the hash is the first 16 hex characters of the SHA-256 of the Authorization header, or `-` without a valid credential */
+        /** @description The counter: `{ip}|{METHOD}|{group}|{token hash or -}` */
         "X-Rate-Limit-Identifier.unless-refused-before-routing": string;
-        /** @description Capacity of this counter's leaky bucket: requests admitted at once; it drains as many per 3 seconds (GET 30: one more every 100 ms) */
+        /** @description The bucket's capacity: requests admitted at once (it drains as many per 3 s) */
         "X-Rate-Limit-Limit": number;
-        /** @description How many more requests the bucket would admit at once right after this one (0 when full) */
+        /** @description Requests the bucket would still admit at once (0 when full) */
         "X-Rate-Limit-Remaining": number;
-        /** @description The counter: `{ip}|{METHOD}|{controller}|{token hash}`; the hash is the first 16 hex characters of the SHA-256 of the Authorization header, or `-` without a valid credential */
+        /** @description The counter: `{ip}|{METHOD}|{group}|{token hash or -}` */
         "X-Rate-Limit-Identifier": string;
-        /** @description Whole seconds, rounded up, until the next request fits (at least 1): for the request rate limit the time one request takes to drain from the full bucket (1 s with the default limits), for a company switch 6 s, for a locked e-mail the rest of its 15 minutes */
+        /** @description Whole seconds, rounded up, until the next request fits (at least 1) */
         "Retry-After": number;
     };
     pathItems: never;
@@ -1935,47 +2422,7 @@ export interface operations {
             414: components["responses"]["414.uri_too_long.unversioned"];
             431: components["responses"]["431.headers_too_large.unversioned"];
             500: components["responses"]["500.internal.unversioned"];
-            /**
-             * @description The database does not answer: the readiness report with `status` `error`
-             *
-             *     - `error_service_unavailable`: the database cannot be reached, or the instance is shutting down: retry shortly
-             */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "ok" | "degraded" | "error";
-                        info?: {
-                            [key: string]: {
-                                /** @example up */
-                                status: string;
-                            } & {
-                                [key: string]: unknown;
-                            };
-                        };
-                        error?: {
-                            [key: string]: {
-                                /** @example up */
-                                status: string;
-                            } & {
-                                [key: string]: unknown;
-                            };
-                        };
-                        details?: {
-                            [key: string]: {
-                                /** @example up */
-                                status: string;
-                            } & {
-                                [key: string]: unknown;
-                            };
-                        };
-                    } | components["schemas"]["Error503.service_unavailable"];
-                };
-            };
+            503: components["responses"]["503.service_unavailable.checkReadiness.unversioned"];
         };
     };
     getMetrics: {
@@ -2002,22 +2449,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["400.bad_request.validation.unversioned"];
-            /**
-             * @description Only when `METRICS_TOKEN` is set: error_jwt_is_required without an `Authorization` header, error_jwt_hash_not_found when it is not `Bearer <METRICS_TOKEN>`.
-             *
-             *     - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
-             *     - `error_jwt_is_required`: no Authorization header
-             *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
-             */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-                };
-            };
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.unversioned"];
             414: components["responses"]["414.uri_too_long.unversioned"];
             431: components["responses"]["431.headers_too_large.unversioned"];
             500: components["responses"]["500.internal.unversioned"];
@@ -2053,48 +2485,11 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description error_company_not_member
-             *
-             *     - `error_company_not_member`: company_id is not one of the account's companies
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.company_not_member.permission_denied"];
-                };
-            };
+            403: components["responses"]["403.company_not_member.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            /**
-             * @description More than 10 switches within 60 seconds by this employee (body in the object form)
-             *
-             *     - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds
-             */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[] | {
-                        error: "error_rate_limit_exceed"[];
-                        message: string;
-                    };
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed.account-too-many-company-switches-try-again-later"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -2123,38 +2518,9 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a login token (JWT), not an API key.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -2186,48 +2552,11 @@ export interface operations {
                 };
             };
             400: components["responses"]["400.bad_request.validation"];
-            /**
-             * @description error_invalid_credentials
-             *
-             *     - `error_invalid_credentials`: wrong e-mail or password (the same answer for both)
-             *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
-             */
-            401: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error401.invalid_credentials.jwt_query_not_allowed"];
-                };
-            };
+            401: components["responses"]["401.invalid_credentials.jwt_query_not_allowed"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            /**
-             * @description Ten failed logins for this e-mail within 15 minutes (body in the object form)
-             *
-             *     - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds
-             */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[] | {
-                        error: "error_rate_limit_exceed"[];
-                        message: string;
-                    };
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed.account-too-many-failed-logins-for-this-e-mail-try-again-later"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -2261,67 +2590,12 @@ export interface operations {
                 };
             };
             400: components["responses"]["400.bad_request.validation"];
-            /**
-             * @description error_invalid_credentials; error_otp_required (TOTP on, no code sent); error_otp_invalid (wrong or used code)
-             *
-             *     - `error_invalid_credentials`: wrong e-mail or password (the same answer for both)
-             *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
-             *     - `error_otp_invalid`: wrong, reused or stale one-time code or recovery code (counts as a failed login)
-             *     - `error_otp_required`: the password was right and the account has TOTP on, but no `otp` or `recovery_code` was sent
-             */
-            401: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error401.invalid_credentials.jwt_query_not_allowed.otp_invalid.otp_required"];
-                };
-            };
-            /**
-             * @description error_company_not_member
-             *
-             *     - `error_company_not_member`: company_id is not one of the account's companies
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.company_not_member"];
-                };
-            };
+            401: components["responses"]["401.invalid_credentials.jwt_query_not_allowed.otp_invalid.otp_required"];
+            403: components["responses"]["403.company_not_member"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            /**
-             * @description Ten failed logins for this e-mail within 15 minutes (body in the object form)
-             *
-             *     - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds
-             */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[] | {
-                        error: "error_rate_limit_exceed"[];
-                        message: string;
-                    };
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed.account-too-many-failed-logins-for-this-e-mail-try-again-later"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -2354,62 +2628,12 @@ export interface operations {
                     "application/json": components["schemas"]["LoginResultDto"];
                 };
             };
-            /**
-             * @description error_jwt_blacklisted (the session has ended), error_session_max_age (more than 30 days since login), error_jwt_expired (the token of this refresh token has expired)
-             *
-             *     - `error_bad_request`: the HTTP request itself is malformed (bad header syntax, bad framing); decided before routing
-             *     - `error_jwt_blacklisted`: the token or key was revoked (logout, company switch, refresh, session or key revoked)
-             *     - `error_jwt_expired`: the token has expired: refresh it
-             *     - `error_session_max_age`: refresh more than 30 days after login: log in again
-             *     - `error_validation`: a body, query or path value fails validation (one `details` entry per problem), or the JSON is malformed
-             */
-            400: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
-                    "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error400.bad_request.jwt_blacklisted.jwt_expired.session_max_age.validation"];
-                };
-            };
-            /**
-             * @description error_refresh_token_invalid
-             *
-             *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
-             *     - `error_refresh_token_invalid`: unknown, malformed or already used refresh token
-             */
-            401: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error401.jwt_query_not_allowed.refresh_token_invalid"];
-                };
-            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.session_max_age.validation"];
+            401: components["responses"]["401.jwt_query_not_allowed.refresh_token_invalid"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -2436,40 +2660,11 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a login token (JWT), not an API key.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -2498,38 +2693,9 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a login token (JWT), not an API key.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -2558,41 +2724,12 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a login token (JWT), not an API key.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -2624,38 +2761,9 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a JWT or an API key with the permission `users:read`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -2690,40 +2798,11 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a login token (JWT), not an API key with the permission `users:write`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -2753,41 +2832,12 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a login token (JWT), not an API key with the permission `users:write`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -2820,69 +2870,12 @@ export interface operations {
                     "application/json": components["schemas"]["LoginResultDto"];
                 };
             };
-            /**
-             * @description error_invitation_invalid: unknown, used, expired or revoked code, or a code for another e-mail
-             *
-             *     - `error_bad_request`: the HTTP request itself is malformed (bad header syntax, bad framing); decided before routing
-             *     - `error_invitation_invalid`: unknown, used, expired or revoked invitation code, or a code for another e-mail
-             *     - `error_validation`: a body, query or path value fails validation (one `details` entry per problem), or the JSON is malformed
-             */
-            400: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
-                    "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error400.bad_request.invitation_invalid.validation"];
-                };
-            };
-            /**
-             * @description error_invalid_credentials; error_otp_required; error_otp_invalid (an existing account)
-             *
-             *     - `error_invalid_credentials`: wrong e-mail or password (the same answer for both)
-             *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
-             *     - `error_otp_invalid`: wrong, reused or stale one-time code or recovery code (counts as a failed login)
-             *     - `error_otp_required`: the password was right and the account has TOTP on, but no `otp` or `recovery_code` was sent
-             */
-            401: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error401.invalid_credentials.jwt_query_not_allowed.otp_invalid.otp_required"];
-                };
-            };
+            400: components["responses"]["400.bad_request.invitation_invalid.validation"];
+            401: components["responses"]["401.invalid_credentials.jwt_query_not_allowed.otp_invalid.otp_required"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            /**
-             * @description Ten failed logins for this e-mail within 15 minutes (body in the object form)
-             *
-             *     - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds
-             */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[] | {
-                        error: "error_rate_limit_exceed"[];
-                        message: string;
-                    };
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed.account-too-many-failed-logins-for-this-e-mail-try-again-later"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -2912,20 +2905,7 @@ export interface operations {
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
             414: components["responses"]["414.uri_too_long"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -2961,38 +2941,9 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a JWT or an API key with the permission `users:read`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -3025,40 +2976,11 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a JWT or an API key with the permission `users:write`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -3094,57 +3016,12 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a JWT or an API key with the permission `users:write`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
-            /**
-             * @description error_not_found: no employee with this id in the current company (or the id is not an integer)
-             *
-             *     - `error_not_found`: no such record in the current company (records of other companies and malformed ids included)
-             */
-            404: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error404.not_found"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
+            404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -3175,57 +3052,12 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a login token (JWT), not an API key with the permission `users:write`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
-            /**
-             * @description error_not_found: no employee with this id in the current company (or the id is not an integer)
-             *
-             *     - `error_not_found`: no such record in the current company (records of other companies and malformed ids included)
-             */
-            404: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error404.not_found"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
+            404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -3259,57 +3091,12 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a login token (JWT), not an API key with the permission `users:write`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
-            /**
-             * @description error_not_found: no employee with this id in the current company (or the id is not an integer)
-             *
-             *     - `error_not_found`: no such record in the current company (records of other companies and malformed ids included)
-             */
-            404: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error404.not_found"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
+            404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -3340,57 +3127,12 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a login token (JWT), not an API key with the permission `users:write`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
-            /**
-             * @description error_not_found: no employee with this id in the current company (or the id is not an integer)
-             *
-             *     - `error_not_found`: no such record in the current company (records of other companies and malformed ids included)
-             */
-            404: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error404.not_found"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
+            404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -3421,60 +3163,12 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
-            /**
-             * @description error_invalid_credentials: the current password is wrong (counts as a failed login)
-             *
-             *     - `error_invalid_credentials`: wrong e-mail or password (the same answer for both)
-             *     - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
-             *     - `error_jwt_is_required`: no Authorization header
-             *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
-             */
-            401: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-                };
-            };
-            /**
-             * @description This operation needs a login token (JWT), not an API key.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
+            401: components["responses"]["401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            403: components["responses"]["403.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -3504,43 +3198,12 @@ export interface operations {
                 };
                 content?: never;
             };
-            /**
-             * @description error_reset_code_invalid: unknown, used or expired code, or a code for another e-mail
-             *
-             *     - `error_bad_request`: the HTTP request itself is malformed (bad header syntax, bad framing); decided before routing
-             *     - `error_reset_code_invalid`: unknown, used or expired password-reset code, or a code for another e-mail
-             *     - `error_validation`: a body, query or path value fails validation (one `details` entry per problem), or the JSON is malformed
-             */
-            400: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
-                    "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error400.bad_request.reset_code_invalid.validation"];
-                };
-            };
+            400: components["responses"]["400.bad_request.reset_code_invalid.validation"];
             401: components["responses"]["401.jwt_query_not_allowed"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -3574,60 +3237,12 @@ export interface operations {
                 };
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
-            /**
-             * @description error_invalid_credentials: the current password is wrong (counts as a failed login)
-             *
-             *     - `error_invalid_credentials`: wrong e-mail or password (the same answer for both)
-             *     - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
-             *     - `error_jwt_is_required`: no Authorization header
-             *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
-             */
-            401: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-                };
-            };
-            /**
-             * @description This operation needs a login token (JWT), not an API key.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
+            401: components["responses"]["401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            403: components["responses"]["403.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -3658,60 +3273,12 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
-            /**
-             * @description error_otp_invalid: wrong, used or stale code
-             *
-             *     - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
-             *     - `error_jwt_is_required`: no Authorization header
-             *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
-             *     - `error_otp_invalid`: wrong, reused or stale one-time code or recovery code (counts as a failed login)
-             */
-            401: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid"];
-                };
-            };
-            /**
-             * @description This operation needs a login token (JWT), not an API key.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid"];
+            403: components["responses"]["403.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -3742,61 +3309,12 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
-            /**
-             * @description error_invalid_credentials (wrong password); error_otp_invalid (wrong, used or stale code)
-             *
-             *     - `error_invalid_credentials`: wrong e-mail or password (the same answer for both)
-             *     - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
-             *     - `error_jwt_is_required`: no Authorization header
-             *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
-             *     - `error_otp_invalid`: wrong, reused or stale one-time code or recovery code (counts as a failed login)
-             */
-            401: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid"];
-                };
-            };
-            /**
-             * @description This operation needs a login token (JWT), not an API key.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
+            401: components["responses"]["401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid"];
+            403: components["responses"]["403.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -3832,38 +3350,9 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a JWT or an API key with the permission `apikeys:manage`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -3898,40 +3387,11 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a login token (JWT), not an API key with the permission `apikeys:manage`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -3960,104 +3420,12 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a login token (JWT), not an API key with the permission `apikeys:manage`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
-            431: components["responses"]["431.headers_too_large"];
-            500: components["responses"]["500.internal"];
-            503: components["responses"]["503.service_unavailable"];
-        };
-    };
-    listFiles: {
-        parameters: {
-            query?: {
-                page?: number;
-                per_page?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["FilePageDto"];
-                };
-            };
-            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
-            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a JWT or an API key with the permission `files:write`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
-            414: components["responses"]["414.uri_too_long"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -4089,93 +3457,13 @@ export interface operations {
                     "application/json": components["schemas"]["FileDto"];
                 };
             };
-            /**
-             * @description error_validation: no part named `file`, a malformed body, or a part Content-Type that is no media type
-             *
-             *     - `error_bad_request`: the HTTP request itself is malformed (bad header syntax, bad framing); decided before routing
-             *     - `error_jwt_blacklisted`: the token or key was revoked (logout, company switch, refresh, session or key revoked)
-             *     - `error_jwt_expired`: the token has expired: refresh it
-             *     - `error_validation`: a body, query or path value fails validation (one `details` entry per problem), or the JSON is malformed
-             */
-            400: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
-                    "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error400.bad_request.jwt_blacklisted.jwt_expired.validation"];
-                };
-            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a JWT or an API key with the permission `files:write`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
-            /**
-             * @description error_payload_too_large: the file is over the limit (nothing is kept), or the body has extra parts
-             *
-             *     - `error_payload_too_large`: the body is over the limit (1 MiB of JSON; uploads: FILES_MAX_BYTES)
-             */
-            413: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error413.payload_too_large"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
+            413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
-            /**
-             * @description error_unsupported_media_type: the body is not multipart/form-data
-             *
-             *     - `error_unsupported_media_type`: a body that is not of the media type the operation takes (application/json unless stated)
-             */
-            415: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error415.unsupported_media_type"];
-                };
-            };
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            415: components["responses"]["415.unsupported_media_type"];
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -4207,61 +3495,13 @@ export interface operations {
                     "application/json": components["schemas"]["FileDto"];
                 };
             };
-            /**
-             * @description error_validation with a `url` detail: not http(s), a non-public address (private, loopback, link-local, metadata, ... — also after a redirect), more than 3 redirects, no image, over the size limit, or too slow
-             *
-             *     - `error_bad_request`: the HTTP request itself is malformed (bad header syntax, bad framing); decided before routing
-             *     - `error_jwt_blacklisted`: the token or key was revoked (logout, company switch, refresh, session or key revoked)
-             *     - `error_jwt_expired`: the token has expired: refresh it
-             *     - `error_validation`: a body, query or path value fails validation (one `details` entry per problem), or the JSON is malformed
-             */
-            400: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
-                    "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error400.bad_request.jwt_blacklisted.jwt_expired.validation"];
-                };
-            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a JWT or an API key with the permission `files:write`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -4293,225 +3533,10 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a JWT or an API key with the permission `files:write`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
-            /**
-             * @description error_not_found: no such file in the current company
-             *
-             *     - `error_not_found`: no such record in the current company (records of other companies and malformed ids included)
-             */
-            404: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error404.not_found"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
+            404: components["responses"]["404.not_found"];
             414: components["responses"]["414.uri_too_long"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
-            431: components["responses"]["431.headers_too_large"];
-            500: components["responses"]["500.internal"];
-            503: components["responses"]["503.service_unavailable"];
-        };
-    };
-    deleteFile: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted */
-            204: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
-            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a JWT or an API key with the permission `files:write`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
-            /**
-             * @description error_not_found: no such file in the current company
-             *
-             *     - `error_not_found`: no such record in the current company (records of other companies and malformed ids included)
-             */
-            404: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error404.not_found"];
-                };
-            };
-            413: components["responses"]["413.payload_too_large"];
-            414: components["responses"]["414.uri_too_long"];
-            415: components["responses"]["415.unsupported_media_type"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
-            431: components["responses"]["431.headers_too_large"];
-            500: components["responses"]["500.internal"];
-            503: components["responses"]["503.service_unavailable"];
-        };
-    };
-    getFileContent: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The bytes as uploaded, with the stored content type */
-            200: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description attachment; the file name as `filename`, and as RFC 5987 `filename*` when not plain ASCII */
-                    "Content-Disposition": string;
-                    /** @description `nosniff`: the stored content type is the only one the browser may use */
-                    "X-Content-Type-Options": string;
-                    /** @description `default-src 'none'; sandbox`: nothing in the file runs, even when opened */
-                    "Content-Security-Policy": string;
-                    /** @description `private, no-store` */
-                    "Cache-Control": string;
-                    /** @description The size in bytes */
-                    "Content-Length": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "*/*": string;
-                };
-            };
-            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
-            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a JWT or an API key with the permission `files:write`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
-            /**
-             * @description error_not_found: no such file in the current company
-             *
-             *     - `error_not_found`: no such record in the current company (records of other companies and malformed ids included)
-             */
-            404: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error404.not_found"];
-                };
-            };
-            414: components["responses"]["414.uri_too_long"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -4545,38 +3570,9 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a JWT or an API key with the permission `products:read`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -4609,57 +3605,11 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a JWT or an API key with the permission `products:write`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
-            /**
-             * @description error_conflict: another product of the current company already has this sku; nothing changed
-             *
-             *     - `error_conflict`: a value that must be unique is taken (a product's sku in its company); nothing was changed
-             */
-            409: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error409.conflict"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -4691,55 +3641,10 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a JWT or an API key with the permission `products:read`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
-            /**
-             * @description error_not_found: no product with this id in the current company (or the id is not an integer)
-             *
-             *     - `error_not_found`: no such record in the current company (records of other companies and malformed ids included)
-             */
-            404: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error404.not_found"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
+            404: components["responses"]["404.not_found"];
             414: components["responses"]["414.uri_too_long"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -4775,74 +3680,12 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a JWT or an API key with the permission `products:write`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
-            /**
-             * @description error_not_found: no product with this id in the current company (or the id is not an integer)
-             *
-             *     - `error_not_found`: no such record in the current company (records of other companies and malformed ids included)
-             */
-            404: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error404.not_found"];
-                };
-            };
-            /**
-             * @description error_conflict: another product of the current company already has this sku; nothing changed
-             *
-             *     - `error_conflict`: a value that must be unique is taken (a product's sku in its company); nothing was changed
-             */
-            409: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error409.conflict"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
+            404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -4872,160 +3715,12 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a JWT or an API key with the permission `products:write`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
-            /**
-             * @description error_not_found: no product with this id in the current company (or the id is not an integer)
-             *
-             *     - `error_not_found`: no such record in the current company (records of other companies and malformed ids included)
-             */
-            404: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error404.not_found"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
+            404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
-            431: components["responses"]["431.headers_too_large"];
-            500: components["responses"]["500.internal"];
-            503: components["responses"]["503.service_unavailable"];
-        };
-    };
-    updateProduct: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The product's id */
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ProductPatchDto"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProductDto"];
-                };
-            };
-            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
-            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a JWT or an API key with the permission `products:write`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
-            /**
-             * @description error_not_found: no product with this id in the current company (or the id is not an integer)
-             *
-             *     - `error_not_found`: no such record in the current company (records of other companies and malformed ids included)
-             */
-            404: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error404.not_found"];
-                };
-            };
-            /**
-             * @description error_conflict: another product of the current company already has this sku; nothing changed
-             *
-             *     - `error_conflict`: a value that must be unique is taken (a product's sku in its company); nothing was changed
-             */
-            409: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error409.conflict"];
-                };
-            };
-            413: components["responses"]["413.payload_too_large"];
-            414: components["responses"]["414.uri_too_long"];
-            415: components["responses"]["415.unsupported_media_type"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -5059,38 +3754,9 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a JWT or an API key with the permission `orders:read`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -5123,40 +3789,11 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a JWT or an API key with the permission `orders:write`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -5188,55 +3825,10 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a JWT or an API key with the permission `orders:read`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
-            /**
-             * @description error_not_found: no order with this id in the current company (or the id is not an integer)
-             *
-             *     - `error_not_found`: no such record in the current company (records of other companies and malformed ids included)
-             */
-            404: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error404.not_found"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
+            404: components["responses"]["404.not_found"];
             414: components["responses"]["414.uri_too_long"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -5272,57 +3864,12 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a JWT or an API key with the permission `orders:write`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
-            /**
-             * @description error_not_found: no order with this id in the current company (or the id is not an integer)
-             *
-             *     - `error_not_found`: no such record in the current company (records of other companies and malformed ids included)
-             */
-            404: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error404.not_found"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
+            404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -5354,38 +3901,9 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a JWT or an API key with the permission `marketingconversations:read`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -5418,40 +3936,11 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a JWT or an API key with the permission `marketingconversations:write`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -5483,55 +3972,10 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a JWT or an API key with the permission `marketingconversations:read`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
-            /**
-             * @description error_not_found: no conversation with this id in the current company (or the id is not an integer)
-             *
-             *     - `error_not_found`: no such record in the current company (records of other companies and malformed ids included)
-             */
-            404: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error404.not_found"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
+            404: components["responses"]["404.not_found"];
             414: components["responses"]["414.uri_too_long"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -5566,55 +4010,10 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a JWT or an API key with the permission `marketingconversations:read`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
-            /**
-             * @description error_not_found: no conversation with this id in the current company (or the id is not an integer)
-             *
-             *     - `error_not_found`: no such record in the current company (records of other companies and malformed ids included)
-             */
-            404: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error404.not_found"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
+            404: components["responses"]["404.not_found"];
             414: components["responses"]["414.uri_too_long"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -5650,57 +4049,12 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a JWT or an API key with the permission `marketingconversations:write`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
-            /**
-             * @description error_not_found: no conversation with this id in the current company (or the id is not an integer)
-             *
-             *     - `error_not_found`: no such record in the current company (records of other companies and malformed ids included)
-             */
-            404: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error404.not_found"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
+            404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -5744,38 +4098,9 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            /**
-             * @description This operation needs a JWT or an API key with the permission `auditevents:read`.
-             *
-             *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
-             */
-            403: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403.permission_denied"];
-                };
-            };
+            403: components["responses"]["403.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
-            /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": "error_rate_limit_exceed"[];
-                };
-            };
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];

@@ -5,12 +5,14 @@ import type { AppLogger } from './common/logging/logger';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { MetricsRegistryModule } from './common/metrics/metrics-registry.module';
 import { CountersModule } from './counters/counters.module';
 import { RedisClientModule } from './redis-client/redis-client.module';
 
 /**
  * What both the HTTP service and the operator CLI stand on: configuration, logging, time, storage, and the
- * counters (rate-limit buckets, login-lock windows) with the Redis breaker and fleet count behind them.
+ * counters (rate-limit buckets, login-lock windows) with the Redis breaker and fleet count behind them, and the
+ * metrics registry the components count into.
  */
 @Module({})
 export class CoreModule {
@@ -21,6 +23,7 @@ export class CoreModule {
         ConfigModule.forRoot(config),
         LoggingModule.forRoot(logger),
         ClockModule,
+        MetricsRegistryModule,
         DatabaseModule,
         RedisClientModule,
         CountersModule,

@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import type { AuditEventInput } from '../src/audit/audit-event';
 import { AuditRecorder } from '../src/audit/audit-recorder.service';
 import { AuditRetention } from '../src/audit-events/audit-retention.service';
-import { appMetrics } from '../src/metrics/app-metrics';
+import { AppMetrics } from '../src/common/metrics/app-metrics';
 import { currentTestDatabase } from './support/databases';
 import { expectError, expectInvalid } from './support/expectations';
 import { type Account, authed, createAccount, createCompanies, login } from './support/fixtures';
@@ -175,7 +175,7 @@ describe(`GET /v1/auditevents (${currentTestDatabase()})`, () => {
       CREATE CONSTRAINT TRIGGER audit_test_fail AFTER INSERT ON audit_events DEFERRABLE INITIALLY DEFERRED
         FOR EACH ROW WHEN (NEW.type = 'permissions.changed') EXECUTE FUNCTION audit_test_fail()`);
     const metric = async () => {
-      const line = (await appMetrics.scrape())
+      const line = (await t.app.get(AppMetrics).scrape())
         .split('\n')
         .find((l) => l.startsWith('auth_events_total{type="permissions.changed"}'));
       return line ? Number(line.split(' ').pop()) : 0;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import type { AuditEventJson } from '../src/audit/audit-event-json';
 import { AuditEventsService } from '../src/audit-events/audit-events.service';
-import { appMetrics } from '../src/metrics/app-metrics';
+import { AppMetrics } from '../src/common/metrics/app-metrics';
 import { currentTestDatabase } from './support/databases';
 import { type Account, authed, createAccount, createCompanies } from './support/fixtures';
 import { ManualClock } from './support/manual-clock';
@@ -11,8 +11,8 @@ import { startTestApp, type TestApp } from './support/test-app';
 const UA = 'audit-test-agent/1.0';
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-async function metric(key: string): Promise<number> {
-  const line = (await appMetrics.scrape()).split('\n').find((candidate) => candidate.startsWith(`${key} `));
+async function metric(t: TestApp, key: string): Promise<number> {
+  const line = (await t.app.get(AppMetrics).scrape()).split('\n').find((candidate) => candidate.startsWith(`${key} `));
   return line ? Number(line.split(' ').pop()) : 0;
 }
 
@@ -130,14 +130,14 @@ describe(`security events of each action (${currentTestDatabase()})`, () => {
   });
 
   it('an e-mail with no account is only counted, never stored', async () => {
-    const before = await metric('auth_events_total{type="login.failed"}');
+    const before = await metric(t, 'auth_events_total{type="login.failed"}');
     const rows = async () => (await t.app.get(DataSource).query('SELECT count(*)::int AS n FROM audit_events'))[0].n;
     const stored = await rows();
     await post('/v1/users/authenticateinit', { email: 'nobody-here@example.test', password: 'whatever-123' }).expect(
       401,
     );
     expect(await rows()).toBe(stored);
-    expect(await metric('auth_events_total{type="login.failed"}')).toBe(before + 1);
+    expect(await metric(t, 'auth_events_total{type="login.failed"}')).toBe(before + 1);
     expect(JSON.stringify(await eventsOf(alpha.id))).not.toContain('nobody-here');
   });
 

@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import type { AuditEventInput } from '../src/audit/audit-event';
 import { AuditEvent } from '../src/audit/audit-event.entity';
 import { AuditRecorder } from '../src/audit/audit-recorder.service';
-import { appMetrics } from '../src/metrics/app-metrics';
+import { AppMetrics } from '../src/common/metrics/app-metrics';
 import { currentTestDatabase } from './support/databases';
 import { createCompanies } from './support/fixtures';
 import type { ManualClock } from './support/manual-clock';
@@ -10,8 +10,8 @@ import { startTestApp, type TestApp } from './support/test-app';
 
 class IntendedRollback extends Error {}
 
-async function authEventCount(type: string): Promise<number> {
-  const text = await appMetrics.scrape();
+async function authEventCount(t: TestApp, type: string): Promise<number> {
+  const text = await t.app.get(AppMetrics).scrape();
   const line = text.split('\n').find((candidate) => candidate.startsWith(`auth_events_total{type="${type}"}`));
   return line ? Number(line.split(' ').pop()) : 0;
 }
@@ -52,7 +52,7 @@ describe(`AuditRecorder (${currentTestDatabase()})`, () => {
   afterAll(() => t?.close());
 
   it('stores the events with one INSERT in the transaction, and announces them only after the commit', async () => {
-    const before = await authEventCount('employee.created');
+    const before = await authEventCount(t, 'employee.created');
     (t.clock as ManualClock).set('2026-03-01T10:00:00.000Z');
     let statements = 0;
     await dataSource.transaction(async (manager) => {
@@ -79,11 +79,11 @@ describe(`AuditRecorder (${currentTestDatabase()})`, () => {
       actor: { kind: 'operator', id: null, email: null },
       subject: { kind: 'employee', id: 7, email: 'seven@example.test' },
     });
-    expect((await authEventCount('employee.created')) - before).toBe(1);
+    expect((await authEventCount(t, 'employee.created')) - before).toBe(1);
   });
 
   it('stores, logs and counts nothing for a transaction that rolls back', async () => {
-    const before = await authEventCount('apikey.revoked');
+    const before = await authEventCount(t, 'apikey.revoked');
     await expect(
       dataSource.transaction(async (manager) => {
         await recorder.record(manager, event('rolled-back', { type: 'apikey.revoked' }));
@@ -92,7 +92,7 @@ describe(`AuditRecorder (${currentTestDatabase()})`, () => {
     ).rejects.toBeInstanceOf(IntendedRollback);
     expect(await stored('rolled-back')).toEqual([]);
     expect(logged('rolled-back')).toEqual([]);
-    expect(await authEventCount('apikey.revoked')).toBe(before);
+    expect(await authEventCount(t, 'apikey.revoked')).toBe(before);
   });
 
   it('drops the events of a rolled-back savepoint and keeps those of the enclosing transaction', async () => {

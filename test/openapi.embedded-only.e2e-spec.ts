@@ -211,6 +211,30 @@ describe('the OpenAPI document', () => {
     ).toEqual(['error_jwt_hash_not_found', 'error_jwt_is_required', 'error_jwt_query_not_allowed']);
   });
 
+  it('answers every error with a shared response; what a handler says of its answers stays in its description', () => {
+    const components = doc.components as Json;
+    for (const { path, method, op: operation } of operations()) {
+      for (const [status, response] of Object.entries(operation.responses as Json)) {
+        if (Number(status) < 400) continue;
+        const at = `${method} ${path} ${status}`;
+        expect({ at, ref: response.$ref }).toEqual({ at, ref: expect.stringMatching(/^#\/components\/responses\//) });
+        for (const header of Object.values(resolve(response).headers as Json)) {
+          expect({ at, header: (header as Json).$ref }).toEqual({
+            at,
+            header: expect.stringMatching(/^#\/components\/headers\//),
+          });
+        }
+      }
+    }
+    expect(Object.keys(components.responses).length).toBeLessThan(60);
+    const getProduct = op('get', '/v1/products/{id}').description as string;
+    expect(getProduct).toMatch(
+      /\*\*403\*\*: This operation needs a JWT or an API key with the permission `products:read`/,
+    );
+    expect(getProduct).toMatch(/\*\*404\*\*: error_not_found: no product with this id/);
+    expect(op('post', '/v1/users/authenticatefinish').description).toMatch(/\*\*429\*\*: Ten failed logins/);
+  });
+
   it('uses integer types, formats and closed request bodies', () => {
     const schemas = doc.components.schemas;
     expect(schemas.LoginDto.properties.company_id).toMatchObject({ type: 'integer', minimum: 1 });

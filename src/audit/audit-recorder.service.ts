@@ -3,7 +3,7 @@ import { DataSource, type EntityManager, type EntitySubscriberInterface, type Qu
 import { Clock } from '../common/clock/clock';
 import { APP_LOGGER } from '../common/logging/logging.module';
 import type { AppLogger } from '../common/logging/logger';
-import { appMetrics } from '../metrics/app-metrics';
+import { AppMetrics } from '../common/metrics/app-metrics';
 import type { AuditEventInput, AuditEventType } from './audit-event';
 import { AuditEvent } from './audit-event.entity';
 import { type AuditEventJson, toAuditEventJson } from './audit-event-json';
@@ -59,6 +59,7 @@ export class AuditRecorder implements OnModuleInit {
     private readonly dataSource: DataSource,
     private readonly clock: Clock,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
+    private readonly metrics: AppMetrics,
   ) {}
 
   onModuleInit(): void {
@@ -168,12 +169,12 @@ export class AuditRecorder implements OnModuleInit {
 
   /** A login attempt for an e-mail with no account: counted, never stored (it belongs to no company). */
   countOnly(type: AuditEventType): void {
-    appMetrics.authEvent(type);
+    this.metrics.authEvent(type);
   }
 
   private announce(events: AuditEventJson[]): void {
     for (const event of events) {
-      appMetrics.authEvent(event.type);
+      this.metrics.authEvent(event.type);
       this.logger.info({ event }, 'audit');
     }
   }

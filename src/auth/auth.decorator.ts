@@ -25,7 +25,7 @@ export const Public = () => AuthRuleMetadata({ public: true });
 
 /**
  * The route needs a credential — and `permission`, when given. The OpenAPI document derives the answers this
- * implies (400/401/403) from the same rule (src/bootstrap/openapi-responses.ts), so they cannot drift apart.
+ * implies (400/401/403) from the same rule (auth-openapi.ts), so they cannot drift apart.
  */
 export function Auth(options: { permission?: Permission; jwtOnly?: boolean } = {}) {
   const rule: AuthRule = { public: false, ...options };

@@ -12,7 +12,7 @@ import type { Employee } from '../employee/employee.entity';
 import { EmployeeService } from '../employee/employee.service';
 import { PasswordHasher } from '../employee/password-hasher';
 import { MembershipService } from '../membership/membership.service';
-import { appMetrics } from '../metrics/app-metrics';
+import { AppMetrics } from '../common/metrics/app-metrics';
 import { RATE_LIMIT_STORAGE, type RateLimitStorage } from '../counters/rate-limit-storage';
 import { sha256Hex } from './credentials/sha256';
 import { SecondFactorService, type SecondFactorInput } from './mfa/second-factor.service';
@@ -45,6 +45,7 @@ export class LoginService {
     @Inject(RATE_LIMIT_STORAGE) private readonly counters: RateLimitStorage,
     private readonly audit: AuditRecorder,
     private readonly secondFactor: SecondFactorService,
+    private readonly metrics: AppMetrics,
   ) {}
 
   /** Login step 1; `otpRequired` is told only to someone who proved the password. */
@@ -71,7 +72,7 @@ export class LoginService {
     const employee = await this.verifyAccount(email, password, client, secondFactor);
     const membership = await this.memberships.find(employee.id, companyId);
     if (!membership) {
-      appMetrics.login('not_member');
+      this.metrics.login('not_member');
       await this.recordFailure({ employeeId: employee.id }, 'not_member', client, { company_id: companyId });
       throw new ApiError(
         ErrorCode.CompanyNotMember,
@@ -82,7 +83,7 @@ export class LoginService {
     const result = await this.dataSource.transaction((manager) =>
       this.openSession(manager, employee, companyId, client),
     );
-    appMetrics.login('success');
+    this.metrics.login('success');
     return result;
   }
 
@@ -146,7 +147,7 @@ export class LoginService {
     }
     if (outcome === 'invalid') {
       await this.counters.hitWindow(lockKeyOf(email), FAILED_LOGIN_WINDOW_MS, FAILED_LOGIN_LIMIT);
-      appMetrics.login('invalid_credentials');
+      this.metrics.login('invalid_credentials');
       await this.recordFailure({ employeeId: employee.id }, 'otp_invalid', client);
       throw new ApiError(
         ErrorCode.OtpInvalid,
@@ -168,7 +169,7 @@ export class LoginService {
     const failures = await this.counters.peekWindow(lockKey, FAILED_LOGIN_WINDOW_MS, FAILED_LOGIN_LIMIT);
     // While Redis is away the storage counts this instance's share of the limit only (record.limit).
     if (failures.hits >= (failures.limit ?? FAILED_LOGIN_LIMIT)) {
-      appMetrics.login('locked');
+      this.metrics.login('locked');
       await this.recordFailure({ email }, 'locked', client);
       throw ApiError.accountRateLimited(
         failures.secondsLeft,
@@ -182,7 +183,7 @@ export class LoginService {
       : await this.hasher.verifyAgainstDummy(password);
     if (!employee || !valid) {
       await this.counters.hitWindow(lockKey, FAILED_LOGIN_WINDOW_MS, FAILED_LOGIN_LIMIT);
-      appMetrics.login('invalid_credentials');
+      this.metrics.login('invalid_credentials');
       // By e-mail even when the account is known, so an unknown e-mail costs the same statement (0 rows).
       await this.recordFailure({ email }, 'invalid_credentials', client);
       throw new ApiError(ErrorCode.InvalidCredentials, HttpStatus.UNAUTHORIZED, 'The e-mail or password is wrong.');

@@ -4,6 +4,7 @@ import { registerMultipart } from '../common/http/multipart';
 import type { AppLogger } from '../common/logging/logger';
 import { loggableUrl } from '../common/logging/logger';
 import { AppConfig } from '../config/app-config';
+import { AppMetrics } from '../common/metrics/app-metrics';
 import { RateLimitHeaders } from '../rate-limit/rate-limit-headers';
 import { registerAdminPage } from './admin-page';
 import { corsPolicy } from './cors';
@@ -27,6 +28,7 @@ export function configureApp(app: NestFastifyApplication, logger: AppLogger): vo
   installRequestHooks(fastify, {
     cors: corsPolicy(app.get(AppConfig).corsOrigins),
     rateLimitHeaders: app.get(RateLimitHeaders),
+    metrics: app.get(AppMetrics),
   });
   // Only with the request log on: an onResponse hook makes Fastify attach and remove two listeners and read
   // the clock twice on every response, which a production instance at LOG_LEVEL=warn would pay for nothing.

@@ -1,10 +1,9 @@
-import { RequestMethod } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import type { INestApplication } from '@nestjs/common';
-import { MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
+import { ModulesContainer } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DECORATORS, DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { AuthRuleMetadata } from '../auth/auth.decorator';
+import { controllersOf, routeCatalogue } from '../common/http/route-catalogue';
 import { RateLimit } from '../rate-limit/rate-limit.decorator';
 import { docsFiles, LOGIN_PATHS, registerDocsPage } from './docs-page';
 import { completeDocument, type RouteRules } from './openapi-responses';
@@ -46,29 +45,19 @@ const documentKeyOf = (controllerKey: string, methodKey: string) => `${controlle
  * the guards read, so the document's error answers follow the routes' real rules.
  */
 function collectRouteRules(app: INestApplication): Map<string, RouteRules> {
-  const reflector = new Reflector();
-  const scanner = new MetadataScanner();
   const rules = new Map<string, RouteRules>();
-  for (const module of app.get(ModulesContainer).values()) {
-    for (const wrapper of module.controllers.values()) {
-      const controller = wrapper.metatype as (new (...args: never[]) => unknown) | null;
-      if (!controller?.prototype) continue;
-      const prototype = controller.prototype as Record<string, Function>;
-      for (const methodKey of scanner.getAllMethodNames(prototype)) {
-        const handler = prototype[methodKey];
-        if (reflector.get<RequestMethod | undefined>(METHOD_METADATA, handler) === undefined) continue;
-        if (reflector.get<unknown>(PATH_METADATA, handler) === undefined) continue;
-        const declared = reflector.get<{ operationId?: string } | undefined>(DECORATORS.API_OPERATION, handler);
-        // As RateLimitPolicy reads it: the route's own rule wins over the controller's, key by key.
-        const skip = reflector.get(RateLimit, handler)?.skip ?? reflector.get(RateLimit, controller)?.skip;
-        rules.set(declared?.operationId ?? documentKeyOf(controller.name, methodKey), {
-          operationId: declared?.operationId ?? operationIdOf(controller.name, methodKey),
-          qualifiedOperationId: `${methodKey}${controller.name.replace(/Controller$/, '')}`,
-          auth: reflector.getAllAndOverride(AuthRuleMetadata, [handler, controller]),
-          rateLimited: skip !== true,
-        });
-      }
-    }
+  for (const route of routeCatalogue(controllersOf(app.get(ModulesContainer)))) {
+    const { controller, handler, handlerName } = route;
+    const declared = Reflect.getMetadata(DECORATORS.API_OPERATION, handler) as { operationId?: string } | undefined;
+    // As RateLimitPolicy reads it: the route's own rule wins over the controller's, key by key.
+    const rateLimit = route.ruleParts(RateLimit);
+    const skip = rateLimit.handler?.skip ?? rateLimit.controller?.skip;
+    rules.set(declared?.operationId ?? documentKeyOf(controller.name, handlerName), {
+      operationId: declared?.operationId ?? operationIdOf(controller.name, handlerName),
+      qualifiedOperationId: `${handlerName}${controller.name.replace(/Controller$/, '')}`,
+      auth: route.rule(AuthRuleMetadata),
+      rateLimited: skip !== true,
+    });
   }
   return rules;
 }
@@ -87,7 +76,12 @@ export function createOpenApiDocument(app: INestApplication, options = { strict:
           'leaky bucket per client, method, API group and token: it holds the limit of the method (GET 30, POST 15, ' +
           'PUT 15, DELETE 3, others 30, unless an API group sets its own) and drains as many per 3 seconds; a ' +
           'request that does not fit answers 429 `["error_rate_limit_exceed"]` with `Retry-After` (whole seconds ' +
-          'until the next one fits) and adds nothing. Every `/v1` response carries the `X-Rate-Limit-*` headers. ' +
+          'until the next one fits: 1 s with the default limits, 6 s for a company switch, the rest of the 15 minutes ' +
+          'for a locked e-mail) and adds nothing. Every `/v1` response carries the `X-Rate-Limit-*` headers: ' +
+          '`Limit` (the bucket capacity), `Remaining` (what fits at once after this request) and `Identifier` ' +
+          '(`{ip}|{METHOD}|{group}|{token hash}`, the hash being the first 16 hex characters of the SHA-256 of the ' +
+          'Authorization header, or `-` without a valid credential). Error answers are shared under ' +
+          '`components/responses`; what an operation adds about its own answers is in its description. ' +
           'Unknown body fields and unknown query parameters are refused with 400 `error_validation`.',
       )
       .setVersion('1')

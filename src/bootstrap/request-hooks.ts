@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { recordHttpMetrics } from '../metrics/http-metrics';
+import type { AppMetrics } from '../common/metrics/app-metrics';
+import { recordHttpMetrics } from '../common/metrics/http-metrics';
 import type { RateLimitHeaders } from '../rate-limit/rate-limit-headers';
 import type { CorsPolicy } from './cors';
 import { answeredAtEdge, closeIfBodyUnread, refuseWhileClosing } from './edge-errors';
@@ -23,9 +24,9 @@ declare module 'fastify' {
  */
 export function installRequestHooks(
   fastify: FastifyInstance,
-  parts: { cors: CorsPolicy | undefined; rateLimitHeaders: RateLimitHeaders },
+  parts: { cors: CorsPolicy | undefined; rateLimitHeaders: RateLimitHeaders; metrics: AppMetrics },
 ): void {
-  const { cors, rateLimitHeaders } = parts;
+  const { cors, rateLimitHeaders, metrics } = parts;
   fastify.decorateRequest('startedAt', 0);
   refuseWhileClosing(fastify);
 
@@ -39,7 +40,7 @@ export function installRequestHooks(
 
   fastify.addHook('onSend', (request, reply, payload, done) => {
     closeIfBodyUnread(request, reply);
-    recordHttpMetrics(request, reply);
+    recordHttpMetrics(metrics, request, reply);
     const filling = rateLimitHeaders.fillIn(request, reply);
     if (filling === undefined) return done(null, payload);
     filling.then(

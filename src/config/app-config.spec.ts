@@ -157,8 +157,12 @@ describe('CORS_ORIGINS', () => {
 
 describe('.env.example', () => {
   it('lists every setting loadConfig reads', () => {
-    const { readFileSync } = jest.requireActual<typeof import('node:fs')>('node:fs');
-    const source = readFileSync(`${__dirname}/app-config.ts`, 'utf8');
+    const { readdirSync, readFileSync } = jest.requireActual<typeof import('node:fs')>('node:fs');
+    // Every section file of the configuration: app-config.ts and the ones it reads each section with.
+    const source = readdirSync(__dirname)
+      .filter((file) => file.endsWith('.ts') && !file.endsWith('.spec.ts'))
+      .map((file) => readFileSync(`${__dirname}/${file}`, 'utf8'))
+      .join('\n');
     const example = readFileSync(`${__dirname}/../../.env.example`, 'utf8');
     const keys = new Set([...source.matchAll(/\(env, '([A-Z][A-Z0-9_]+)'/g)].map((match) => match[1]));
     expect(keys.size).toBeGreaterThan(15);

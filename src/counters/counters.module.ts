@@ -13,6 +13,7 @@ import { Clock } from '../common/clock/clock';
 import { APP_LOGGER } from '../common/logging/logging.module';
 import type { AppLogger } from '../common/logging/logger';
 import { AppConfig } from '../config/app-config';
+import { AppMetrics } from '../common/metrics/app-metrics';
 import { REDIS_CLIENT } from '../redis-client/redis-client.module';
 import { CircuitBreaker } from './circuit-breaker';
 import { FleetPresence } from './fleet-presence';
@@ -25,6 +26,20 @@ import { ResilientRateLimitStorage } from './resilient-rate-limit.storage';
 export const REDIS_BREAKER = Symbol('REDIS_BREAKER');
 /** How many instances are alive, as last seen through Redis; `null` without Redis (one instance). */
 export const FLEET_PRESENCE = Symbol('FLEET_PRESENCE');
+
+/** The storage's own figures, read when scraped; without Redis they stay 0 (nothing can fall back). */
+function registerStorageMetrics(metrics: AppMetrics, resilient: ResilientRateLimitStorage | undefined): void {
+  metrics.readCounter({
+    name: 'rate_limit_storage_fallbacks_total',
+    help: 'Rate-limit checks answered from process memory because Redis failed or its circuit breaker was open.',
+    read: () => resilient?.fallbackCount ?? 0,
+  });
+  metrics.readGauge({
+    name: 'rate_limit_storage_breaker_open',
+    help: '1 while the Redis circuit breaker of the rate-limit storage is open (counters in memory), else 0.',
+    read: () => (resilient !== undefined && resilient.state !== 'closed' ? 1 : 0),
+  });
+}
 
 @Injectable()
 class PresenceLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -74,7 +89,7 @@ class PresenceLifecycle implements OnApplicationBootstrap, BeforeApplicationShut
     },
     {
       provide: RATE_LIMIT_STORAGE,
-      inject: [Clock, AppConfig, REDIS_CLIENT, REDIS_BREAKER, FLEET_PRESENCE, APP_LOGGER],
+      inject: [Clock, AppConfig, REDIS_CLIENT, REDIS_BREAKER, FLEET_PRESENCE, APP_LOGGER, AppMetrics],
       useFactory: (
         clock: Clock,
         config: AppConfig,
@@ -82,14 +97,20 @@ class PresenceLifecycle implements OnApplicationBootstrap, BeforeApplicationShut
         breaker: CircuitBreaker | null,
         presence: FleetPresence | null,
         logger: AppLogger,
+        metrics: AppMetrics,
       ): RateLimitStorage => {
         const memory = new MemoryRateLimitStorage(clock);
-        if (!redis || !breaker) return memory;
-        const shared = new RedisRateLimitStorage(redis, { keyPrefix: `${config.redisKeyPrefix}rl:` });
-        return new ResilientRateLimitStorage(shared, memory, logger.child({ component: 'rate-limit-storage' }), {
-          breaker,
-          fleetSize: () => presence?.size ?? 1,
-        });
+        const resilient =
+          redis && breaker
+            ? new ResilientRateLimitStorage(
+                new RedisRateLimitStorage(redis, { keyPrefix: `${config.redisKeyPrefix}rl:` }),
+                memory,
+                logger.child({ component: 'rate-limit-storage' }),
+                { breaker, fleetSize: () => presence?.size ?? 1 },
+              )
+            : undefined;
+        registerStorageMetrics(metrics, resilient);
+        return resilient ?? memory;
       },
     },
     PresenceLifecycle,

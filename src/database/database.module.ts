@@ -1,9 +1,23 @@
-import { Logger, Module } from '@nestjs/common';
+import { Injectable, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
+import { AppMetrics } from '../common/metrics/app-metrics';
 import { buildDataSourceOptions } from './data-source-options';
+import { QueryCounter } from './query-counter';
 import { runPendingMigrationsFor } from './migration-runner';
+
+/** The statements counted by {@link QueryCounter} (per process, as the TypeORM logger is), read when scraped. */
+@Injectable()
+class QueryMetrics {
+  constructor(metrics: AppMetrics) {
+    metrics.readCounter({
+      name: 'db_queries_total',
+      help: 'Statements this process sent to the database.',
+      read: () => QueryCounter.total,
+    });
+  }
+}
 
 @Module({
   imports: [
@@ -21,6 +35,7 @@ import { runPendingMigrationsFor } from './migration-runner';
     }),
   ],
   providers: [
+    QueryMetrics,
     {
       provide: 'MIGRATIONS_APPLIED',
       inject: [DataSource, AppConfig],

@@ -1,19 +1,14 @@
 import { timingSafeEqual } from 'node:crypto';
-import { Controller, Get, Headers, HttpStatus, Inject, Res } from '@nestjs/common';
+import { Controller, Get, Headers, HttpStatus, Res } from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import type { Registry } from 'prom-client';
 import { Public } from '../auth/auth.decorator';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorBodySchema } from '../common/errors/error-body.schema';
 import { ErrorCode } from '../common/errors/error-codes';
 import { AppConfig } from '../config/app-config';
-import { CredentialService } from '../auth/credentials/credential.service';
-import { QueryCounter } from '../database/query-counter';
 import { NoRateLimit } from '../rate-limit/rate-limit.decorator';
-import { RATE_LIMIT_STORAGE, type RateLimitStorage } from '../counters/rate-limit-storage';
-import { ResilientRateLimitStorage } from '../counters/resilient-rate-limit.storage';
-import { appMetrics, instanceRegistry } from '../metrics/app-metrics';
+import { AppMetrics } from '../common/metrics/app-metrics';
 
 /** Prometheus text exposition (prom-client): the default process metrics and the service's own series. */
 @ApiTags('health')
@@ -21,23 +16,13 @@ import { appMetrics, instanceRegistry } from '../metrics/app-metrics';
 @NoRateLimit()
 @Controller('metrics')
 export class MetricsController {
-  private readonly instance: Registry;
   private readonly expectedAuthorization?: Buffer;
 
   constructor(
-    @Inject(RATE_LIMIT_STORAGE) counters: RateLimitStorage,
-    credentials: CredentialService,
+    private readonly appMetrics: AppMetrics,
     config: AppConfig,
   ) {
     this.expectedAuthorization = config.metricsToken ? Buffer.from(`Bearer ${config.metricsToken}`) : undefined;
-    // Numbers these components keep anyway are read when scraped, never counted twice on the request path.
-    const resilient = counters instanceof ResilientRateLimitStorage ? counters : undefined;
-    this.instance = instanceRegistry({
-      credentialCacheEntries: () => credentials.cachedCount,
-      rateLimitFallbacks: () => resilient?.fallbackCount ?? 0,
-      rateLimitBreakerOpen: () => resilient !== undefined && resilient.state !== 'closed',
-      dbQueries: () => QueryCounter.total,
-    });
   }
 
   @Get()
@@ -61,8 +46,8 @@ export class MetricsController {
     @Headers('authorization') authorization?: string,
   ): Promise<string> {
     this.checkScraper(authorization);
-    reply.header('content-type', appMetrics.contentType);
-    return `${await appMetrics.scrape()}\n${await this.instance.metrics()}`;
+    reply.header('content-type', this.appMetrics.contentType);
+    return this.appMetrics.scrape();
   }
 
   /** With `METRICS_TOKEN` set, only the scraper that presents it may read (contract.md "Operations"). */

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NO_CREDENTIAL, RateLimitCredentials } from './rate-limit-credentials';
 import { counterKey, rateLimitIdentifier } from './rate-limit-key';
-import { IDENTIFIER_HEADER, LIMIT_HEADER, REMAINING_HEADER } from './rate-limit.guard';
+import { LIMIT_HEADER, setRateLimitHeaders } from './rate-limit-response-headers';
 import { RATE_LIMIT_PERIOD_MS, RateLimitPolicy } from './rate-limit.policy';
 import { RATE_LIMIT_STORAGE, type RateLimitStorage } from '../counters/rate-limit-storage';
 
@@ -35,9 +35,6 @@ export class RateLimitHeaders {
     // Memory only: a request that never reached a handler does not pay for a credential look-up.
     const identifier = rateLimitIdentifier(request, group, this.credentials.knownTokenHash(request) ?? NO_CREDENTIAL);
     const record = await this.counters.peek(counterKey(identifier), RATE_LIMIT_PERIOD_MS, limit).catch(() => null);
-    const applied = record?.limit ?? limit;
-    reply.header(LIMIT_HEADER, applied);
-    reply.header(REMAINING_HEADER, Math.max(0, applied - (record?.totalHits ?? 0)));
-    reply.header(IDENTIFIER_HEADER, identifier);
+    setRateLimitHeaders(reply, record?.limit ?? limit, record?.totalHits ?? 0, identifier);
   }
 }

@@ -7,9 +7,11 @@ import { ManualClock } from '../../test/support/manual-clock';
 import { ApiError } from '../common/errors/api-error';
 import { NO_CREDENTIAL, RateLimitCredentials } from './rate-limit-credentials';
 import { counterKey } from './rate-limit-key';
-import { memoryTracker, RateLimitGuard } from './rate-limit.guard';
+import { RateLimitGuard } from './rate-limit.guard';
+import { memoryTracker } from './rate-limit-tracker';
 import type { RateLimitPolicy, RouteLimits } from './rate-limit.policy';
 import { MemoryRateLimitStorage } from '../counters/memory-rate-limit.storage';
+import { AppMetrics } from '../common/metrics/app-metrics';
 import type { RateLimitStorage } from '../counters/rate-limit-storage';
 
 const LIMIT = 2;
@@ -47,7 +49,7 @@ function setUp(options: { skip?: boolean; storage?: RateLimitStorage } = {}) {
     getTracker: memoryTracker(policy, credentials),
     generateKey: (_context, tracker) => counterKey(tracker),
   };
-  const guard = new RateLimitGuard(throttlerOptions, counters, new Reflector(), policy, credentials);
+  const guard = new RateLimitGuard(throttlerOptions, counters, new Reflector(), policy, credentials, new AppMetrics());
   return { guard, credentials, counters };
 }
 

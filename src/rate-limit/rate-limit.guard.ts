@@ -9,21 +9,16 @@ import {
   type ThrottlerOptions,
   type ThrottlerRequest,
 } from '@nestjs/throttler';
-import type { ThrottlerGenerateKeyFunction, ThrottlerGetTrackerFunction } from '@nestjs/throttler';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../common/errors/api-error';
-import { appMetrics } from '../metrics/app-metrics';
-import { NO_CREDENTIAL, RateLimitCredentials } from './rate-limit-credentials';
+import { AppMetrics } from '../common/metrics/app-metrics';
+import { RateLimitCredentials } from './rate-limit-credentials';
 import { rateLimitIdentifier } from './rate-limit-key';
+import { GENERAL, type Plan, resolvePlan, SKIPPED } from './rate-limit-plan';
+import { setRateLimitHeaders } from './rate-limit-response-headers';
+import { NO_CREDENTIAL_SUFFIX } from './rate-limit-tracker';
 import { RateLimitPolicy } from './rate-limit.policy';
 import type { RateLimitRecord, RateLimitStorage } from '../counters/rate-limit-storage';
-
-export const LIMIT_HEADER = 'x-rate-limit-limit';
-export const REMAINING_HEADER = 'x-rate-limit-remaining';
-export const IDENTIFIER_HEADER = 'x-rate-limit-identifier';
-
-/** Storage key of a counter; the identifier itself carries no secret (only a token digest prefix). */
-const NO_CREDENTIAL_SUFFIX = `|${NO_CREDENTIAL}`;
 
 const ADMITTED = Promise.resolve(true);
 
@@ -33,33 +28,6 @@ function valueNow(value: ThrottlerOptions['limit'], context: ExecutionContext): 
   if (typeof resolved !== 'number') throw new Error('rate-limit throttler options must resolve synchronously');
   return resolved;
 }
-
-/**
- * The throttler's `getTracker`: the identifier memory can give now, with the credential's token hash when it
- * is known valid and `-` otherwise. Never looks anything up, so it answers synchronously (the throttler awaits
- * whatever it returns; the guard's fast path uses the string as it is).
- */
-export const memoryTracker =
-  (policy: RateLimitPolicy, credentials: RateLimitCredentials) =>
-  (request: object, context: ExecutionContext): string => {
-    const { group } = policy.route(context.getHandler(), context.getClass());
-    const fastifyRequest = request as FastifyRequest;
-    return rateLimitIdentifier(fastifyRequest, group, credentials.knownTokenHash(fastifyRequest) ?? NO_CREDENTIAL);
-  };
-
-/** A route's throttler settings, resolved once: what ThrottlerGuard would otherwise read on every request. */
-interface RoutePlan {
-  name: string;
-  limit: number | ((context: ExecutionContext) => number | Promise<number>);
-  ttl: number;
-  blockDuration: number;
-  getTracker: ThrottlerGetTrackerFunction;
-  generateKey: ThrottlerGenerateKeyFunction;
-}
-/** `@NoRateLimit()` (or the throttler's own skip metadata): no counting at all. */
-const SKIPPED = 'skipped';
-/** Settings that can differ per request (skipIf, ignored user agents, resolvable ttl): the framework's path. */
-const GENERAL = 'general';
 
 /**
  * The request rate limit (source §8) as a @nestjs/throttler guard: it runs the one throttler RateLimitModule
@@ -87,6 +55,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     reflector: Reflector,
     private readonly policy: RateLimitPolicy,
     private readonly credentials: RateLimitCredentials,
+    private readonly metrics: AppMetrics,
   ) {
     super(options, counters, reflector);
   }
@@ -165,35 +134,15 @@ export class RateLimitGuard extends ThrottlerGuard {
     });
   }
 
-  private readonly plans = new WeakMap<Function, RoutePlan | typeof SKIPPED | typeof GENERAL>();
+  private readonly plans = new WeakMap<Function, Plan>();
 
-  private planOf(handler: Function, controller: Function): RoutePlan | typeof SKIPPED | typeof GENERAL {
+  private planOf(handler: Function, controller: Function): Plan {
     let plan = this.plans.get(handler);
     if (plan === undefined) {
-      plan = this.resolvePlan(handler, controller);
+      plan = this.policy.route(handler, controller).skip ? SKIPPED : resolvePlan(this.throttlers, this.commonOptions);
       this.plans.set(handler, plan);
     }
     return plan;
-  }
-
-  /**
-   * What ThrottlerGuard.canActivate would resolve per request, from the throttler options RateLimitModule
-   * configures. Rules are declared with `@RateLimit()` / `@NoRateLimit()` (read by RateLimitPolicy); the
-   * throttler's own `@Throttle()` / `@SkipThrottle()` metadata is not read, here or on the general path.
-   */
-  private resolvePlan(handler: Function, controller: Function): RoutePlan | typeof SKIPPED | typeof GENERAL {
-    if (this.policy.route(handler, controller).skip) return SKIPPED;
-    if (this.throttlers.length !== 1) return GENERAL;
-    const throttler = this.throttlers[0];
-    const name = throttler.name ?? 'default';
-    if (throttler.skipIf || this.commonOptions.skipIf) return GENERAL;
-    if (throttler.ignoreUserAgents ?? this.commonOptions.ignoreUserAgents) return GENERAL;
-    const ttl = throttler.ttl;
-    const blockDuration = throttler.blockDuration ?? ttl;
-    const getTracker = throttler.getTracker ?? this.commonOptions.getTracker;
-    const generateKey = throttler.generateKey ?? this.commonOptions.generateKey;
-    if (typeof ttl !== 'number' || typeof blockDuration !== 'number' || !getTracker || !generateKey) return GENERAL;
-    return { name, limit: throttler.limit, ttl, blockDuration, getTracker, generateKey };
   }
 
   /** Memory could not judge the credential (first sight): the framework's path decides who pays the look-up. */
@@ -204,11 +153,8 @@ export class RateLimitGuard extends ThrottlerGuard {
   /** The headers every counted request carries, the decision's metric, and the 429 when over the limit. */
   private answer(reply: FastifyReply, identifier: string, limit: number, record: RateLimitRecord): void {
     // While Redis is away the storage applies this instance's share of the limit; the headers show that one.
-    const applied = record.limit ?? limit;
-    reply.header(LIMIT_HEADER, applied);
-    reply.header(REMAINING_HEADER, Math.max(0, applied - record.totalHits));
-    reply.header(IDENTIFIER_HEADER, identifier);
-    appMetrics.rateLimitDecision(identifier, record.isBlocked);
+    setRateLimitHeaders(reply, record.limit ?? limit, record.totalHits, identifier);
+    this.metrics.rateLimitDecision(identifier, record.isBlocked);
     if (record.isBlocked) throw ApiError.requestRateLimited(record.timeToBlockExpire || record.timeToExpire);
   }
 

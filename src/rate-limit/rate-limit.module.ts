@@ -5,7 +5,8 @@ import { RateLimitCredentials } from './rate-limit-credentials';
 import { RateLimitHeaders } from './rate-limit-headers';
 import { counterKey } from './rate-limit-key';
 import { RateLimitPolicyModule } from './rate-limit-policy.module';
-import { memoryTracker, RateLimitGuard } from './rate-limit.guard';
+import { RateLimitGuard } from './rate-limit.guard';
+import { memoryTracker } from './rate-limit-tracker';
 import { RATE_LIMIT_PERIOD_MS, RateLimitPolicy } from './rate-limit.policy';
 
 /**

@@ -1,6 +1,7 @@
-import { type ExecutionContext, Injectable, RequestMethod } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
-import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { type ExecutionContext, Injectable, type Type } from '@nestjs/common';
+import { PATH_METADATA } from '@nestjs/common/constants';
+import { DiscoveryService, Reflector } from '@nestjs/core';
+import { routeCatalogue } from '../common/http/route-catalogue';
 import { AppConfig } from '../config/app-config';
 import { RateLimit, type RateLimitRule } from './rate-limit.decorator';
 
@@ -29,7 +30,6 @@ export class RateLimitPolicy {
     private readonly reflector: Reflector,
     private readonly config: AppConfig,
     private readonly discovery: DiscoveryService,
-    private readonly scanner: MetadataScanner,
   ) {}
 
   /** The limit for a method, scaled by RATE_LIMIT_SCALE (never below 1). */
@@ -82,22 +82,12 @@ export class RateLimitPolicy {
   // Built on first use, once every controller exists; keyed by method and path without the version prefix.
   private indexRoutes(): Map<string, RouteLimits> {
     const index = new Map<string, RouteLimits>();
-    for (const { instance, metatype } of this.discovery.getControllers()) {
-      if (!instance || !metatype) continue;
-      const prototype = Object.getPrototypeOf(instance) as Record<string, Function>;
-      for (const name of this.scanner.getAllMethodNames(prototype)) {
-        const handler = prototype[name];
-        const methodPaths = this.reflector.get<string | string[] | undefined>(PATH_METADATA, handler);
-        const method = this.reflector.get<RequestMethod | undefined>(METHOD_METADATA, handler);
-        if (methodPaths === undefined || method === undefined) continue;
-        const route = this.route(handler, metatype);
-        const controllerPaths = this.reflector.get<string | string[] | undefined>(PATH_METADATA, metatype) ?? '/';
-        for (const controllerPath of [controllerPaths].flat()) {
-          for (const methodPath of [methodPaths].flat()) {
-            index.set(`${RequestMethod[method]} ${normalizePath(`${controllerPath}/${methodPath}`)}`, route);
-          }
-        }
-      }
+    const controllers = this.discovery
+      .getControllers()
+      .flatMap(({ instance, metatype }) => (instance && metatype ? [metatype as Type] : []));
+    for (const { method, unversionedPaths, handler, controller } of routeCatalogue(controllers)) {
+      const route = this.route(handler, controller);
+      for (const path of unversionedPaths) index.set(`${method} ${path}`, route);
     }
     return index;
   }

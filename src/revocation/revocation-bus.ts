@@ -9,7 +9,7 @@ import { FLEET_PRESENCE, REDIS_BREAKER } from '../counters/counters.module';
 import type { FleetPresence } from '../counters/fleet-presence';
 import { REDIS_CLIENT } from '../redis-client/redis-client.module';
 import type { RedisConnection } from '../redis-client/redis-connection';
-import { appMetrics } from '../metrics/app-metrics';
+import { AppMetrics } from '../common/metrics/app-metrics';
 import { PostgresTransport } from './postgres-transport';
 import { RedisTransport } from './redis-transport';
 import { type RevocationNotice, SEND_DEADLINE_MS, type Transport } from './transport';
@@ -58,6 +58,7 @@ export class RevocationBus implements OnModuleInit, OnApplicationShutdown {
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
     config: AppConfig,
     dataSource: DataSource,
+    private readonly metrics: AppMetrics,
   ) {
     if (redis && breaker) {
       const prefix = config.redisKeyPrefix;
@@ -99,7 +100,7 @@ export class RevocationBus implements OnModuleInit, OnApplicationShutdown {
    * send deadline.
    */
   async publish(notice: RevocationNotice): Promise<void> {
-    appMetrics.revocation(notice.type);
+    this.metrics.revocation(notice.type);
     this.deliver(notice);
     if (this.transports.length === 0) return;
     const id = randomUUID();

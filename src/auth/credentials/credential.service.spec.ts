@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { ManualClock } from '../../../test/support/manual-clock';
 import type { CredentialStrategy, LookUpResult } from './credential-strategy';
 import { STALE_IF_ERROR_MS } from './credential-cache';
+import { AppMetrics } from '../../common/metrics/app-metrics';
 import { CredentialService } from './credential.service';
 import type { Principal } from './principal';
 import type { RevocationBus, RevocationNotice } from '../../revocation/revocation-bus';
@@ -51,7 +52,7 @@ describe('CredentialService while the database is down', () => {
       onNotice: (listener: (notice: RevocationNotice) => void) => (notify = listener),
     } as unknown as RevocationBus;
     const usage = { touch: () => undefined } as unknown as UsageRecorder;
-    service = new CredentialService([strategy], clock, usage, bus);
+    service = new CredentialService([strategy], clock, usage, bus, new AppMetrics());
   });
 
   it('keeps answering a credential verified before, past its freshness, while look-ups fail', async () => {

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { Clock } from '../../common/clock/clock';
+import { AppMetrics } from '../../common/metrics/app-metrics';
 import { NO_CREDENTIAL, RateLimitCredentials } from '../../rate-limit/rate-limit-credentials';
 import { CREDENTIAL_STRATEGIES, type CredentialStrategy, type LookUpResult, NOT_KEPT } from './credential-strategy';
 import { type CachedCredential, CredentialCache } from './credential-cache';
@@ -56,13 +57,14 @@ export class CredentialService implements RateLimitCredentials {
     private readonly clock: Clock,
     private readonly usage: UsageRecorder,
     bus: RevocationBus,
+    metrics: AppMetrics,
   ) {
     bus.onNotice((notice) => this.forget(notice));
-  }
-
-  /** Credentials remembered right now; for metrics. */
-  get cachedCount(): number {
-    return this.cache.size;
+    metrics.readGauge({
+      name: 'credential_cache_entries',
+      help: 'Credentials this instance remembers (answered without a database query).',
+      read: () => this.cache.size,
+    });
   }
 
   /**

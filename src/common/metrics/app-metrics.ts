@@ -1,37 +1,40 @@
+import { Injectable } from '@nestjs/common';
 import { Counter, Gauge, type Metric, Registry, collectDefaultMetrics } from 'prom-client';
 
 export type LoginOutcome = 'success' | 'invalid_credentials' | 'locked' | 'not_member';
 
-/** Scrape-time readings of numbers one application's components already keep. */
-export interface InstanceSources {
-  credentialCacheEntries: () => number;
-  rateLimitFallbacks: () => number;
-  rateLimitBreakerOpen: () => boolean;
-  dbQueries: () => number;
+/** A figure a component already keeps, read when scraped: it registers it with {@link AppMetrics.readGauge}. */
+export interface ReadFigure {
+  name: string;
+  help: string;
+  read: () => number;
 }
 
-/** A counter whose value is read from elsewhere when scraped (it only ever grows there). */
-function readCounter(registry: Registry, name: string, help: string, read: () => number): Counter {
-  return new Counter({
-    name,
-    help,
-    registers: [registry],
-    collect() {
-      this.reset();
-      this.inc(Math.max(0, read()));
-    },
-  });
+/**
+ * The default process metrics (CPU, memory, event loop, GC): one set per process, whatever the number of
+ * applications in it. prom-client's collectors start event-loop and GC observers that are never stopped, so
+ * they are registered once, on first use, and every application's scrape includes them.
+ */
+let processRegistry: Registry | undefined;
+function processMetrics(): Registry {
+  if (processRegistry === undefined) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
 }
 
 /**
  * The service's Prometheus metrics (contract.md, Operations), counted where they happen through one-line calls.
- * One registry per process: the default process metrics may be registered only once, and in production a
- * process is one instance. What an application's own components know is in {@link instanceRegistry}.
+ * One per application (a provider of the global MetricsRegistryModule): two applications in one process (tests
+ * run two instances side by side) each report their own. A component that keeps a figure anyway (the credential
+ * cache, the rate-limit storage, the query counter) registers it here itself, read at scrape time.
  *
  * Cost on the request path: a request adds to plain numbers of its label set (a string key and a Map lookup);
  * prom-client only sees them when scraped. Its own counters and histograms hash and validate the labels on
  * every increment, which on the hottest route cost more than the rate-limit check itself.
  */
+@Injectable()
 export class AppMetrics {
   readonly registry = new Registry();
 
@@ -86,7 +89,6 @@ export class AppMetrics {
   });
 
   constructor() {
-    collectDefaultMetrics({ register: this.registry });
     this.registry.registerMetric(durationHistogram(this.http) as unknown as Metric);
     // Every login outcome is present from the start, so a rate() over it has a baseline.
     for (const outcome of ['success', 'invalid_credentials', 'locked', 'not_member'] as const) {
@@ -132,9 +134,34 @@ export class AppMetrics {
     this.revocations.inc({ reason });
   }
 
-  /** The Prometheus text exposition. */
-  scrape(): Promise<string> {
-    return this.registry.metrics();
+  /** A counter whose value is kept by its owner (it only ever grows there) and read when scraped. */
+  readCounter({ name, help, read }: ReadFigure): void {
+    new Counter({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(Math.max(0, read()));
+      },
+    });
+  }
+
+  /** A gauge whose value is kept by its owner and read when scraped. */
+  readGauge({ name, help, read }: ReadFigure): void {
+    new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.set(read());
+      },
+    });
+  }
+
+  /** The Prometheus text exposition: the process's default metrics, then this application's own. */
+  async scrape(): Promise<string> {
+    return `${await processMetrics().metrics()}\n${await this.registry.metrics()}`;
   }
 
   get contentType(): string {
@@ -198,40 +225,5 @@ function durationHistogram(series: Map<string, HttpSeries>) {
   };
 }
 
-/**
- * The series read from one application's own components (its credential cache, its rate-limit storage), in a
- * registry of their own: several applications in one process (tests run two instances side by side) must each
- * report their own, not the last one started.
- */
-export function instanceRegistry(sources: InstanceSources): Registry {
-  const registry = new Registry();
-  readCounter(
-    registry,
-    'rate_limit_storage_fallbacks_total',
-    'Rate-limit checks answered from process memory because Redis failed or its circuit breaker was open.',
-    sources.rateLimitFallbacks,
-  );
-  readCounter(registry, 'db_queries_total', 'Statements this process sent to the database.', sources.dbQueries);
-  new Gauge({
-    name: 'rate_limit_storage_breaker_open',
-    help: '1 while the Redis circuit breaker of the rate-limit storage is open (counters in memory), else 0.',
-    registers: [registry],
-    collect() {
-      this.set(sources.rateLimitBreakerOpen() ? 1 : 0);
-    },
-  });
-  new Gauge({
-    name: 'credential_cache_entries',
-    help: 'Credentials this instance remembers (answered without a database query).',
-    registers: [registry],
-    collect() {
-      this.set(sources.credentialCacheEntries());
-    },
-  });
-  return registry;
-}
-
 /** The `route` label of requests that matched no route (404s for made-up paths), so raw paths never become labels. */
 export const UNMATCHED_ROUTE = 'unmatched';
-
-export const appMetrics = new AppMetrics();

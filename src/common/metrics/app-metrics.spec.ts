@@ -1,4 +1,4 @@
-import { AppMetrics, instanceRegistry, UNMATCHED_ROUTE } from './app-metrics';
+import { AppMetrics, UNMATCHED_ROUTE } from './app-metrics';
 
 describe('AppMetrics', () => {
   it('exposes request counts and a cumulative duration histogram per method, route template and status', async () => {
@@ -36,19 +36,29 @@ describe('AppMetrics', () => {
     expect(text).toContain('rate_limit_decisions_total{group="apikeys",outcome="limited"} 0');
   });
 
-  it("reads one instance's own numbers when scraped", async () => {
+  it('reads the figures components register when scraped, not when registered', async () => {
+    const metrics = new AppMetrics();
     let queries = 5;
-    const registry = instanceRegistry({
-      credentialCacheEntries: () => 7,
-      dbQueries: () => queries,
-      rateLimitBreakerOpen: () => true,
-      rateLimitFallbacks: () => 0,
-    });
+    metrics.readCounter({ name: 'db_queries_total', help: 'statements', read: () => queries });
+    metrics.readGauge({ name: 'credential_cache_entries', help: 'entries', read: () => 7 });
     queries = 9;
-    const text = await registry.metrics();
+    const text = await metrics.scrape();
     expect(text).toMatch(/^credential_cache_entries 7$/m);
     expect(text).toMatch(/^db_queries_total 9$/m);
-    expect(text).toMatch(/^rate_limit_storage_breaker_open 1$/m);
-    expect(text).toMatch(/^rate_limit_storage_fallbacks_total 0$/m);
+  });
+
+  it("keeps each application's counts and figures to itself, and the process metrics in both", async () => {
+    const first = new AppMetrics();
+    const second = new AppMetrics();
+    first.login('success');
+    first.readGauge({ name: 'credential_cache_entries', help: 'entries', read: () => 3 });
+    second.readGauge({ name: 'credential_cache_entries', help: 'entries', read: () => 4 });
+    const [one, two] = [await first.scrape(), await second.scrape()];
+    expect(one).toMatch(/^auth_logins_total\{outcome="success"\} 1$/m);
+    expect(two).toMatch(/^auth_logins_total\{outcome="success"\} 0$/m);
+    expect(one).toMatch(/^credential_cache_entries 3$/m);
+    expect(two).toMatch(/^credential_cache_entries 4$/m);
+    expect(one).toMatch(/^process_cpu_user_seconds_total /m);
+    expect(two).toMatch(/^process_cpu_user_seconds_total /m);
   });
 });

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { appMetrics } from './app-metrics';
+import type { AppMetrics } from './app-metrics';
 
 /**
  * Counts and times one answer, those decided before routing included. Called as the answer is handed to Node
@@ -7,7 +7,7 @@ import { appMetrics } from './app-metrics';
  * hook would also count the write, but makes Fastify attach two listeners and read the clock twice more on every
  * response.
  */
-export function recordHttpMetrics(request: FastifyRequest, reply: FastifyReply): void {
+export function recordHttpMetrics(appMetrics: AppMetrics, request: FastifyRequest, reply: FastifyReply): void {
   const { startedAt } = request;
   appMetrics.httpRequest(
     request.method,
