@@ -646,7 +646,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * A page of the current company's files (their records, not the content), newest first
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `files:write`.
+         */
+        get: operations["listFiles"];
         put?: never;
         /**
          * Upload one file (multipart/form-data, part `file`) into the current company
@@ -708,6 +714,36 @@ export interface paths {
         get: operations["getFile"];
         put?: never;
         post?: never;
+        /**
+         * Delete a file: its record and its content
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `files:write`.
+         *     - **404**: error_not_found: no such file in the current company
+         */
+        delete: operations["deleteFile"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/files/{id}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a file's content, with the content type it was stored with, as an attachment
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `files:write`.
+         *     - **404**: error_not_found: no such file in the current company
+         */
+        get: operations["getFileContent"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -734,6 +770,7 @@ export interface paths {
          * @description **About its error answers**
          *
          *     - **403**: This operation needs a JWT or an API key with the permission `products:write`.
+         *     - **409**: error_conflict: another product of the current company already has this sku; nothing changed
          */
         post: operations["createProduct"];
         delete?: never;
@@ -763,6 +800,7 @@ export interface paths {
          *
          *     - **403**: This operation needs a JWT or an API key with the permission `products:write`.
          *     - **404**: error_not_found: no product with this id in the current company (or the id is not an integer)
+         *     - **409**: error_conflict: another product of the current company already has this sku; nothing changed
          */
         put: operations["replaceProduct"];
         post?: never;
@@ -776,7 +814,17 @@ export interface paths {
         delete: operations["deleteProduct"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change some of the name, sku and price of a product
+         * @description Only the fields sent change; the others keep their values. At least one field must be sent; null is refused like any other wrong value.
+         *
+         *     **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `products:write`.
+         *     - **404**: error_not_found: no product with this id in the current company (or the id is not an integer)
+         *     - **409**: error_conflict: another product of the current company already has this sku; nothing changed
+         */
+        patch: operations["updateProduct"];
         trace?: never;
     };
     "/v1/orders": {
@@ -1319,13 +1367,6 @@ export interface components {
             total: number;
             data: components["schemas"]["ApiKeyDto"][];
         };
-        UploadFileDto: {
-            /**
-             * Format: binary
-             * @description The file; its part Content-Type is recorded
-             */
-            file: string;
-        };
         FileDto: {
             /** Format: uuid */
             id: string;
@@ -1348,6 +1389,25 @@ export interface components {
             sha256: string;
             /** Format: date-time */
             created_at: string;
+        };
+        FilePageDto: {
+            /** @example 1 */
+            page: number;
+            /** @example 20 */
+            per_page: number;
+            /**
+             * @description Items across all pages
+             * @example 57
+             */
+            total: number;
+            data: components["schemas"]["FileDto"][];
+        };
+        UploadFileDto: {
+            /**
+             * Format: binary
+             * @description The file; its part Content-Type is recorded
+             */
+            file: string;
         };
         AddImageFromUrlDto: {
             /**
@@ -1393,7 +1453,7 @@ export interface components {
              */
             name: string;
             /**
-             * @description Unique within the company, case-sensitive; a duplicate answers 400 error_validation (field `sku`)
+             * @description Unique within the company, case-sensitive; one already used there answers 409 error_conflict
              * @example TEA-GRN-100
              */
             sku: string;
@@ -1402,6 +1462,23 @@ export interface components {
              * @example 1250
              */
             price: number;
+        };
+        ProductPatchDto: {
+            /**
+             * @description Trimmed
+             * @example Green tea 100 g
+             */
+            name?: string;
+            /**
+             * @description Unique within the company, case-sensitive; one already used there answers 409 error_conflict
+             * @example TEA-GRN-100
+             */
+            sku?: string;
+            /**
+             * @description Unit price in minor units (cents) of the company's currency: 1250 is 12.50
+             * @example 1250
+             */
+            price?: number;
         };
         OrderLineDto: {
             /**
@@ -1792,6 +1869,12 @@ export interface components {
         "Error401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid": {
             /** @description Exactly one error code */
             error: ("error_invalid_credentials" | "error_jwt_hash_not_found" | "error_jwt_is_required" | "error_jwt_query_not_allowed" | "error_otp_invalid")[];
+            /** @description One human sentence */
+            message: string;
+        };
+        "Error409.conflict": {
+            /** @description Exactly one error code */
+            error: "error_conflict"[];
             /** @description One human sentence */
             message: string;
         };
@@ -2312,6 +2395,19 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid"];
+            };
+        };
+        /** @description - `error_conflict`: a value that must be unique is taken (a product's sku in its company); nothing was changed */
+        "409.conflict": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error409.conflict"];
             };
         };
     };
@@ -3431,6 +3527,40 @@ export interface operations {
             503: components["responses"]["503.service_unavailable"];
         };
     };
+    listFiles: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FilePageDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            403: components["responses"]["403.permission_denied"];
+            414: components["responses"]["414.uri_too_long"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
     uploadFile: {
         parameters: {
             query?: never;
@@ -3542,6 +3672,86 @@ export interface operations {
             503: components["responses"]["503.service_unavailable"];
         };
     };
+    deleteFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            403: components["responses"]["403.permission_denied"];
+            404: components["responses"]["404.not_found"];
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    getFileContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bytes as uploaded, with the stored content type */
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description attachment; the file name as `filename`, and as RFC 5987 `filename*` when not plain ASCII */
+                    "Content-Disposition": string;
+                    /** @description `nosniff`: the stored content type is the only one the browser may use */
+                    "X-Content-Type-Options": string;
+                    /** @description `default-src 'none'; sandbox`: nothing in the file runs, even when opened */
+                    "Content-Security-Policy": string;
+                    /** @description `private, no-store` */
+                    "Cache-Control": string;
+                    /** @description The size in bytes */
+                    "Content-Length": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            403: components["responses"]["403.permission_denied"];
+            404: components["responses"]["404.not_found"];
+            414: components["responses"]["414.uri_too_long"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
     listProducts: {
         parameters: {
             query?: {
@@ -3606,6 +3816,7 @@ export interface operations {
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
             403: components["responses"]["403.permission_denied"];
+            409: components["responses"]["409.conflict"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -3682,6 +3893,7 @@ export interface operations {
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
             403: components["responses"]["403.permission_denied"];
             404: components["responses"]["404.not_found"];
+            409: components["responses"]["409.conflict"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -3717,6 +3929,48 @@ export interface operations {
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
             403: components["responses"]["403.permission_denied"];
             404: components["responses"]["404.not_found"];
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    updateProduct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The product's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductPatchDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            403: components["responses"]["403.permission_denied"];
+            404: components["responses"]["404.not_found"];
+            409: components["responses"]["409.conflict"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
