@@ -18,7 +18,7 @@ jest.setTimeout(90_000);
 const STORAGE_KEY = 'MAIN::LoginAccount';
 const PASSWORD = 'a-long-enough-password';
 
-// The page stores the login result as the API returned it (contract.md: `state.account` is the login result).
+// The page stores the login result as the API returned it (docs/contract.md: `state.account` is the login result).
 type StoredAccount = LoginBody;
 
 const run = browserAvailable() ? describe : describe.skip;

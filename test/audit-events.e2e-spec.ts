@@ -16,7 +16,7 @@ async function metric(t: TestApp, key: string): Promise<number> {
   return line ? Number(line.split(' ').pop()) : 0;
 }
 
-/** Every action that changes who can do what, through the HTTP API: each records its event, as contract.md says. */
+/** Every action that changes who can do what, through the HTTP API: each records its event, as docs/contract.md says. */
 describe(`security events of each action (${currentTestDatabase()})`, () => {
   const clock = new ManualClock('2026-06-01T08:00:00.000Z');
   let t: TestApp;

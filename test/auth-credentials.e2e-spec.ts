@@ -13,7 +13,7 @@ function signHs256(header: object, payload: object, secret: string): string {
   return `${unsigned}.${createHmac('sha256', secret).update(unsigned).digest('base64url')}`;
 }
 
-/** The credential rules of contract.md, in its order, for every method. */
+/** The credential rules of docs/contract.md, in its order, for every method. */
 describe('credentials', () => {
   let t: TestApp;
   let account: Account;

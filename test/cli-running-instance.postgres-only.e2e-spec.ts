@@ -4,7 +4,7 @@ import { CHILD_TEST_ENV, killChildren, requireBuild, runCli } from './support/pr
 import { startTestApp, type TestApp } from './support/test-app';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-/** contract.md: every change the CLI makes takes effect on every running instance within 1 second. */
+/** docs/contract.md: every change the CLI makes takes effect on every running instance within 1 second. */
 const WITHIN_MS = 1000;
 
 jest.setTimeout(90_000);

@@ -16,7 +16,7 @@ jest.setTimeout(120_000);
 const PASSWORD = 'Socket-Operator-4417';
 
 /**
- * contract.md: on the embedded default the CLI works while the service runs. The service owns the data folder
+ * docs/contract.md: on the embedded default the CLI works while the service runs. The service owns the data folder
  * and runs the CLI's commands for it over a Unix socket only its user can open; the service keeps serving, and
  * a change takes effect there at once.
  */

@@ -3,7 +3,7 @@ import { createAccount, createCompanies, login, type LoginBody } from './support
 import { startTestApp, type TestApp } from './support/test-app';
 
 /**
- * contract.md "Credentials": the value of `__jwtAuthorization` never reaches a log line, wherever a client puts
+ * docs/contract.md "Credentials": the value of `__jwtAuthorization` never reaches a log line, wherever a client puts
  * it: the query string (refused with 401 error_jwt_query_not_allowed) or a path parameter (`;name=value`), which
  * is not the query string and matches no route (404).
  */

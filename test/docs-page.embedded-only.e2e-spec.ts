@@ -15,7 +15,7 @@ const PAGE_HEADERS = {
 };
 
 /**
- * contract.md: `/docs` answers with the same framing and script policy as /admin, and serves only the files
+ * docs/contract.md: `/docs` answers with the same framing and script policy as /admin, and serves only the files
  * Swagger UI needs; issue 19: logging in through Swagger UI authorizes the calls that follow.
  */
 describe('the API documentation at /docs', () => {

@@ -122,7 +122,7 @@ describe(`fuzzing every route of /docs/openapi.json (${TOTAL} requests, seed ${S
   });
 
   const rowCounts = async (): Promise<Record<string, number>> => {
-    // A refused login on an existing account is itself recorded (contract.md, "Security events"): not a change.
+    // A refused login on an existing account is itself recorded (docs/contract.md, "Security events"): not a change.
     // So is a wrong current password at a password change or TOTP set-up, and a wrong one accepting an invitation.
     const only = (table: string) => (table === 'audit_events' ? ` WHERE type <> 'login.failed'` : '');
     const sql = tables

@@ -60,7 +60,7 @@ function send(
 const clientIpOf = (reply: Reply) => String(reply.headers['x-rate-limit-identifier']).split('|')[0];
 
 /**
- * contract.md "Operations": behind a load balancer named by TRUST_PROXY, the client IP is the one the balancer
+ * docs/contract.md "Operations": behind a load balancer named by TRUST_PROXY, the client IP is the one the balancer
  * saw, and a client that connects directly cannot set it with X-Forwarded-For. HAProxy of the test's own in
  * front of two built instances (it connects from 127.0.0.2, which TRUST_PROXY names; clients come from 127.0.0.3).
  */

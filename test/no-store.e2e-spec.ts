@@ -1,7 +1,7 @@
 import { authed, createAccount, createCompanies, login } from './support/fixtures';
 import { startTestApp, type TestApp } from './support/test-app';
 
-/** contract.md: every answer carrying a token, refresh token or API key secret has Cache-Control: no-store. */
+/** docs/contract.md: every answer carrying a token, refresh token or API key secret has Cache-Control: no-store. */
 describe('Cache-Control: no-store on answers that carry a secret', () => {
   let t: TestApp;
 

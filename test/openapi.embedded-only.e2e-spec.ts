@@ -171,7 +171,7 @@ describe('the OpenAPI document', () => {
       schema: { type: 'integer', minimum: 1 },
     });
     expect(resolve(bodies('get', '/v1/products').headers['X-Rate-Limit-Limit'])).toMatchObject({ required: true });
-    // The leaky bucket of contract.md, not a window: Remaining is what fits at once, Retry-After the next slot.
+    // The leaky bucket of docs/contract.md, not a window: Remaining is what fits at once, Retry-After the next slot.
     expect(resolve(bodies('get', '/v1/products').headers['X-Rate-Limit-Remaining']).description).toMatch(/at once/);
     expect(resolve(bodies('get', '/v1/products').headers['Retry-After']).description).toMatch(/next request fits/);
     expect(text).not.toMatch(/3-second window|current window/);

@@ -17,7 +17,7 @@ import { RedisServer } from './support/redis-server';
 const OUTAGE_MS = 10_000;
 
 /**
- * contract.md "Operations": while PostgreSQL is down, a request that needs no query (a credential verified before
+ * docs/contract.md "Operations": while PostgreSQL is down, a request that needs no query (a credential verified before
  * the outage) keeps its normal answer, whatever needs the database answers 503, and the outage is logged once
  * when it starts and once when it ends with the count of refused requests — never a line or a stack per request.
  * Two built instances, a Redis of this test's own, PostgreSQL behind a TCP proxy that refuses for 10 s.

@@ -15,7 +15,7 @@ import { PostgresProxy, type ProxyMode } from './support/postgres-proxy';
 import { killChildren, logRecords, requireBuild, type RunningService } from './support/processes';
 import { RedisServer } from './support/redis-server';
 
-/** contract.md: a database that cannot be reached answers 503 error_service_unavailable, fast. */
+/** docs/contract.md: a database that cannot be reached answers 503 error_service_unavailable, fast. */
 const UNAVAILABLE_BUDGET_MS = 2000;
 const RECOVERY_BUDGET_MS = 10_000;
 const REVOCATION_BUDGET_MS = 1000;

@@ -21,7 +21,7 @@ function libfaketime(): string {
 }
 
 /**
- * contract.md, "Rate limiting": buckets shared between instances are computed on the Redis server's clock, so
+ * docs/contract.md, "Rate limiting": buckets shared between instances are computed on the Redis server's clock, so
  * instances whose clocks differ by seconds never change a decision. Two built service processes share one
  * Redis; instance B runs with its clock 2 s ahead (libfaketime, FAKETIME=+2s).
  */

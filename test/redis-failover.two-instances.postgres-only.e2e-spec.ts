@@ -18,7 +18,7 @@ const REVOCATION_BUDGET_MS = 1000;
 const BUCKETS_BUDGET_MS = 5000;
 
 /**
- * contract.md "Operations": a Redis failover (Sentinel promotes the replica; a Cluster master dies and its replica
+ * docs/contract.md "Operations": a Redis failover (Sentinel promotes the replica; a Cluster master dies and its replica
  * takes over) is survived like an outage. Two built instances on REDIS_URL in each form, under steady traffic;
  * the master is SIGKILLed: no 5xx, a logout during the failover is refused on the other instance within 1 s, and
  * the shared buckets are exact again within 5 s of the promotion.

@@ -16,7 +16,7 @@ import {
 import { killChildren, logRecords, requireBuild, type RunningService } from './support/processes';
 import { RedisServer } from './support/redis-server';
 
-/** contract.md, "Operations": revocations reach every instance within 1 second, whatever Redis does. */
+/** docs/contract.md, "Operations": revocations reach every instance within 1 second, whatever Redis does. */
 const REVOCATION_BUDGET_MS = 1000;
 /** The GET bucket of the source's table, for the whole fleet: 30 at once, one more every 100 ms. */
 const GET_LIMIT = 30;
@@ -26,7 +26,7 @@ const OUTAGE_MS = 10_000;
 
 /**
  * Redis killed under load and brought back, with two built service processes sharing PostgreSQL and a Redis of
- * this test's own: Redis is an accelerator, never a single point of failure (contract.md, "Operations").
+ * this test's own: Redis is an accelerator, never a single point of failure (docs/contract.md, "Operations").
  */
 describe('Redis killed and restarted under load (two instances)', () => {
   let redis: RedisServer;

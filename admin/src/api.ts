@@ -11,7 +11,7 @@ export interface Employee {
   name: string;
 }
 
-/** The login result of contract.md, kept as is in storage under `state.account`. */
+/** The login result of docs/contract.md, kept as is in storage under `state.account`. */
 export interface Account {
   jwt: string;
   refresh_token: string;

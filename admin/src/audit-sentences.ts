@@ -1,4 +1,4 @@
-/** Security events (contract.md, "Security events") as the Activity screen reads them out. */
+/** Security events (docs/contract.md, "Security events") as the Activity screen reads them out. */
 
 export interface AuditPerson {
   kind: string;

@@ -40,7 +40,7 @@ export function isAccount(value: unknown): value is Account {
 type Stored = StorageValue<{ account: Account | null }>;
 
 /**
- * localStorage, read defensively (contract.md): a stored login the page cannot read — not JSON, another shape, a
+ * localStorage, read defensively (docs/contract.md): a stored login the page cannot read — not JSON, another shape, a
  * half-written value — counts as logged out and is removed, so the page shows the login screen, never a blank one.
  */
 const storage: PersistStorage<{ account: Account | null }> = {
@@ -73,7 +73,7 @@ const storage: PersistStorage<{ account: Account | null }> = {
 };
 
 /**
- * zustand's persist middleware writes exactly `{"state": {"account": {...}}, "version": 0}`, the shape contract.md
+ * zustand's persist middleware writes exactly `{"state": {"account": {...}}, "version": 0}`, the shape docs/contract.md
  * fixes for `MAIN::LoginAccount`; `partialize` keeps the notice out of it.
  */
 export const useLogin = create<LoginState>()(
@@ -166,7 +166,7 @@ export function refreshDelay(account: Account, now = Date.now()): number {
 }
 
 /**
- * "Logged out" only once the service confirmed it (contract.md): its 204, or an answer saying the session had
+ * "Logged out" only once the service confirmed it (docs/contract.md): its 204, or an answer saying the session had
  * already ended. Any other failure (no network, a rate limit, a 5xx) keeps the login, which still works, and
  * says the logout failed, so nobody walks away from a shared computer believing they logged out.
  */

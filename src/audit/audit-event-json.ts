@@ -1,7 +1,7 @@
 import type { AuditEvent } from './audit-event.entity';
 import type { AuditActorKind, AuditEventType, AuditSubject } from './audit-event';
 
-/** An event as the API, the log line and `audit:export` show it (contract.md, "Security events"). */
+/** An event as the API, the log line and `audit:export` show it (docs/contract.md, "Security events"). */
 export interface AuditEventJson {
   id: string;
   occurred_at: string;

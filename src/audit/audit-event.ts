@@ -1,5 +1,5 @@
 /**
- * The security events of contract.md's "Security events (audit trail)": one typed union, so a recorder call with
+ * The security events of docs/contract.md's "Security events (audit trail)": one typed union, so a recorder call with
  * a misspelt type does not compile. `AuditRecorder.record(manager, event)` writes one inside the caller's
  * transaction (see audit-recorder.service.ts).
  */

@@ -40,7 +40,7 @@ interface RunnerAuditState {
 const STATE = Symbol('audit');
 
 /**
- * Writes security events (contract.md, "Security events") inside the caller's transaction, and announces them
+ * Writes security events (docs/contract.md, "Security events") inside the caller's transaction, and announces them
  * (one `"msg": "audit"` log line and one `auth_events_total{type}` count each) only once that transaction has
  * committed.
  *
@@ -122,7 +122,7 @@ export class AuditRecorder implements OnModuleInit {
    * One event in every company an account belongs to (a login attempt, a password change), the account being
    * the subject; still one INSERT (`INSERT … SELECT` over its memberships), so finding the account costs no
    * query of its own. Returns how many were stored: 0 when no account has that e-mail (or it belongs to no
-   * company), in which case the event is only counted, never stored (contract.md: it belongs to no company).
+   * company), in which case the event is only counted, never stored (docs/contract.md: it belongs to no company).
    */
   async recordForAccount(
     manager: EntityManager,

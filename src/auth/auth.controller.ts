@@ -15,7 +15,7 @@ import { CredentialsDto, LoginDto } from './dto/credentials.dto';
 import { CompanyListDto, LoginResultDto } from './dto/login-result.dto';
 import { LoginService } from './login.service';
 
-/** contract.md: 10 failed logins for one e-mail within 15 minutes lock it; the object-form 429 (source §7). */
+/** docs/contract.md: 10 failed logins for one e-mail within 15 minutes lock it; the object-form 429 (source §7). */
 const FAILED_LOGINS = {
   description: 'Ten failed logins for this e-mail within 15 minutes (body in the object form)',
   example: { error: ['error_rate_limit_exceed'], message: 'Too many failed logins for this e-mail; try again later.' },

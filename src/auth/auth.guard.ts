@@ -35,7 +35,7 @@ const REFUSALS: Record<Exclude<CredentialVerdict['status'], 'valid'>, () => ApiE
 const permissionDenied = (message: string) => new ApiError(ErrorCode.PermissionDenied, HttpStatus.FORBIDDEN, message);
 
 /**
- * The one guard for every route: it reads the route's {@link AuthRule} and refuses what contract.md says to
+ * The one guard for every route: it reads the route's {@link AuthRule} and refuses what docs/contract.md says to
  * refuse. A route without a rule is refused too (fail closed); a test makes sure no route ships without one.
  */
 @Injectable()

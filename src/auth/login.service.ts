@@ -22,7 +22,7 @@ import { companyRef } from './sessions/session-member';
 import { TokenIssuer } from './sessions/token-issuer.service';
 
 /**
- * contract.md: 10 failures for one e-mail within 15 minutes lock that e-mail until the 15 minutes pass. A count,
+ * docs/contract.md: 10 failures for one e-mail within 15 minutes lock that e-mail until the 15 minutes pass. A count,
  * not a rate, so a fixed window of the counters (hitWindow) rather than a leaky bucket.
  */
 export const FAILED_LOGIN_LIMIT = 10;

@@ -5,7 +5,7 @@ import { ErrorCode } from '../common/errors/error-codes';
 
 /**
  * The page may load its own scripts, styles and images and talk to this origin only; no inline script or style,
- * no framing, no form posting elsewhere (contract.md "Administration page").
+ * no framing, no form posting elsewhere (docs/contract.md "Administration page").
  */
 export const ADMIN_PAGE_CSP = [
   "default-src 'none'",
@@ -20,7 +20,7 @@ export const ADMIN_PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** The framing and script policy of both pages, /admin and /docs (contract.md "Administration page"). */
+/** The framing and script policy of both pages, /admin and /docs (docs/contract.md "Administration page"). */
 export const PAGE_SECURITY_HEADERS: Record<string, string> = {
   'content-security-policy': ADMIN_PAGE_CSP,
   'x-frame-options': 'DENY',

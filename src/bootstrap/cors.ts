@@ -11,7 +11,7 @@ const PREFLIGHT_MAX_AGE_SECONDS = '600';
 export type CorsPolicy = (request: FastifyRequest, reply: FastifyReply) => boolean;
 
 /**
- * CORS for the exact origins of `CORS_ORIGINS` (contract.md, Operations); with none configured there is no policy
+ * CORS for the exact origins of `CORS_ORIGINS` (docs/contract.md, Operations); with none configured there is no policy
  * and no response carries a CORS header. An allowed origin's preflight is answered 204 before routing (it carries
  * no credential and must not count against the rate limit). A refused origin gets no CORS header at all, so the
  * browser withholds the answer; its preflight goes on to routing and answers 404.

@@ -3,7 +3,7 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { AppConfig } from '../config/app-config';
 import { clientErrorHandler, frameworkErrors } from './edge-errors';
 
-/** JSON bodies over this answer 413 `error_payload_too_large` (contract.md). */
+/** JSON bodies over this answer 413 `error_payload_too_large` (docs/contract.md). */
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 
 const INCOMING_REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;

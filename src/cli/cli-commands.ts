@@ -70,7 +70,7 @@ function grantsFlag(value: string) {
   }
 }
 
-/** The operator commands of contract.md; each prints one JSON object. */
+/** The operator commands of docs/contract.md; each prints one JSON object. */
 export const CLI_COMMANDS: Record<string, CliCommand> = {
   'company:create': {
     summary: 'create a company',

@@ -19,7 +19,7 @@ export interface MembershipView {
 }
 
 /**
- * The operator's changes to accounts (contract.md, CLI). Each one is stored first, in one transaction, and then
+ * The operator's changes to accounts (docs/contract.md, CLI). Each one is stored first, in one transaction, and then
  * announced on the revocation bus, so every running instance drops what it remembered about the employee's
  * credentials and the change holds on the next request there: the operator's prompt returns only after the
  * instances have confirmed (bounded by the bus's wait).

@@ -4,7 +4,7 @@ import { ApiError } from '../common/errors/api-error';
 import { normalizeEmail } from '../employee/employee.service';
 
 /**
- * The CLI's read-only lists (contract.md): whole tables printed as one JSON array. They are for an operator
+ * The CLI's read-only lists (docs/contract.md): whole tables printed as one JSON array. They are for an operator
  * at a shell, so they read straight from the database without paging.
  */
 export async function listCompanies(app: INestApplicationContext) {

@@ -8,7 +8,7 @@ import { RATE_LIMIT_STORAGE, type RateLimitStorage } from '../counters/rate-limi
 import { CompanyService } from './company.service';
 
 /**
- * contract.md: at most 10 working-company switches per 60 seconds per employee, as a leaky bucket of capacity
+ * docs/contract.md: at most 10 working-company switches per 60 seconds per employee, as a leaky bucket of capacity
  * 10 that drains one switch every 6 seconds (10 per 60 s).
  */
 export const SWITCH_LIMIT = 10;

@@ -1,4 +1,4 @@
-/** What `REDIS_URL` names, read without connecting; contract.md "Running" lists the forms. */
+/** What `REDIS_URL` names, read without connecting; docs/contract.md "Running" lists the forms. */
 
 export interface RedisNode {
   host: string;

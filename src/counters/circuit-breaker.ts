@@ -69,7 +69,7 @@ export function withDeadline<T>(work: Promise<T>, timeoutMs: number, makeError =
 /**
  * One circuit breaker per process in front of every Redis use (rate-limit counters, the failed-login lockout,
  * the company-switch limit, revocation notices, the fleet heartbeat), so that Redis is an accelerator and never
- * a single point of failure (contract.md, "Operations"): a call that fails or misses its deadline is answered
+ * a single point of failure (docs/contract.md, "Operations"): a call that fails or misses its deadline is answered
  * by the caller's fallback, never by an error, and once Redis is known to be away nobody waits for it at all.
  *
  * After `failureThreshold` consecutive failures the breaker opens and every call goes straight to its

@@ -24,7 +24,7 @@ return redis.call('ZCARD', KEYS[1])
 `;
 
 /**
- * How many service instances share the fleet's limits (contract.md: while Redis is down each instance limits at
+ * How many service instances share the fleet's limits (docs/contract.md: while Redis is down each instance limits at
  * `ceil(limit / N)`, N being the number of live instances it last saw). Each serving instance announces itself
  * every second through the Redis breaker; when Redis goes away the last count is kept, which is the point:
  * it is exactly when the instances can no longer see each other that they need to know how many they are.

@@ -1,7 +1,7 @@
 import type { ThrottlerStorageRecord } from './rate-limit-storage';
 
 /**
- * The leaky bucket of contract.md ("Rate limiting"), computed as the generic cell rate algorithm (GCRA).
+ * The leaky bucket of docs/contract.md ("Rate limiting"), computed as the generic cell rate algorithm (GCRA).
  *
  * A bucket holds at most `capacity` requests and drains continuously, `capacity` per `periodMs`; each admitted
  * request adds one. Its whole state is one instant, the "theoretical arrival time" (TAT): the moment the bucket

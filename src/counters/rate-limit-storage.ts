@@ -29,7 +29,7 @@ export interface WindowRecord {
  * Counters for the request rate limit, the company-switch limit and the failed-login lock.
  *
  * Leaky buckets ({@link increment}, {@link peek}; see leaky-bucket.ts), shared by every implementation
- * (contract.md, "Rate limiting"):
+ * (docs/contract.md, "Rate limiting"):
  * - `limit` is the capacity and `ttl` the time in ms in which a full bucket drains: one more request fits
  *   every `ttl / limit` ms, and a bucket is empty again `ttl` ms after it was last full.
  * - A request is admitted when the level after it is at most the capacity; a refused request adds nothing.

@@ -19,7 +19,7 @@ export interface ResilientRateLimitStorageOptions extends CircuitBreakerOptions 
   /**
    * How many instances share the fleet's limits, as last seen (at least 1). While the fallback answers, each
    * instance's buckets hold `ceil(limit / N)` and drain at 1/N of the rate, so that the fleet as a whole stays
-   * near the limit (contract.md).
+   * near the limit (docs/contract.md).
    */
   fleetSize?: () => number;
 }
@@ -30,7 +30,7 @@ export interface ResilientRateLimitStorageOptions extends CircuitBreakerOptions 
  * While Redis is healthy every check goes there. A check that fails or misses the primary's deadline is
  * answered from memory instead, so a request never waits longer than that deadline nor fails because of the
  * limiter, in a bucket of `ceil(limit / N)` draining at 1/N of the rate, N being the instances last seen
- * alive (contract.md, "Operations"); the record then says which capacity it applied, for the headers. Resets go through the breaker too: a login must not fail because the failure
+ * alive (docs/contract.md, "Operations"); the record then says which capacity it applied, for the headers. Resets go through the breaker too: a login must not fail because the failure
  * counter could not be cleared in Redis.
  *
  * The primary must enforce its own deadline (RedisRateLimitStorage does). A check that timed out may still be

@@ -1,6 +1,6 @@
 import { commonPasswordCount, passwordProblem } from './password-rule';
 
-describe('the password rule (contract.md, NIST SP 800-63B)', () => {
+describe('the password rule (docs/contract.md, NIST SP 800-63B)', () => {
   it('draws on a list of at least 10,000 common or breached passwords', () => {
     expect(commonPasswordCount()).toBeGreaterThanOrEqual(10_000);
   });

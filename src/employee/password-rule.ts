@@ -19,7 +19,7 @@ export function commonPasswordCount(): number {
 }
 
 /**
- * The password rule (contract.md): 8 to 256 characters, not the account's e-mail, not a common password.
+ * The password rule (docs/contract.md): 8 to 256 characters, not the account's e-mail, not a common password.
  * Returns why `password` is refused, phrased to follow the field name, or null when it is acceptable. One rule
  * for the API, the CLI and the administration page.
  */

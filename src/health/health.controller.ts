@@ -42,13 +42,13 @@ const READINESS_SCHEMA: SchemaObject = {
 export type ReadinessReport = Omit<HealthCheckResult, 'status'> & { status: 'ok' | 'degraded' | 'error' };
 
 /**
- * For load balancers and orchestrators (contract.md, Operations). Liveness says the process serves; readiness
+ * For load balancers and orchestrators (docs/contract.md, Operations). Liveness says the process serves; readiness
  * says whether it can do its work, which needs the database and not Redis: without Redis every operation
  * still works (counters and revocation notices fall back), so a Redis outage must not take every instance out
  * of service at once. It is reported as `degraded`, still 200.
  */
 @ApiTags('health')
-// Probes poll from one address; contract.md keeps health and metrics outside the request rate limit.
+// Probes poll from one address; docs/contract.md keeps health and metrics outside the request rate limit.
 @NoRateLimit()
 @Controller('health')
 export class HealthController {

@@ -12,7 +12,7 @@ import { AppMetrics } from '../common/metrics/app-metrics';
 
 /** Prometheus text exposition (prom-client): the default process metrics and the service's own series. */
 @ApiTags('health')
-// Scrapers poll from one address; contract.md keeps health and metrics outside the request rate limit.
+// Scrapers poll from one address; docs/contract.md keeps health and metrics outside the request rate limit.
 @NoRateLimit()
 @Controller('metrics')
 export class MetricsController {
@@ -50,7 +50,7 @@ export class MetricsController {
     return this.appMetrics.scrape();
   }
 
-  /** With `METRICS_TOKEN` set, only the scraper that presents it may read (contract.md "Operations"). */
+  /** With `METRICS_TOKEN` set, only the scraper that presents it may read (docs/contract.md "Operations"). */
   private checkScraper(authorization: string | undefined): void {
     const expected = this.expectedAuthorization;
     if (!expected) return;

@@ -4,7 +4,7 @@ import { EmployeeModule } from '../employee/employee.module';
 import { InvitationsController } from './invitations.controller';
 import { InvitationsService } from './invitations.service';
 
-/** Invitations into a company (contract.md): create, list, revoke, accept. */
+/** Invitations into a company (docs/contract.md): create, list, revoke, accept. */
 @Module({
   imports: [AuthModule, EmployeeModule],
   controllers: [InvitationsController],

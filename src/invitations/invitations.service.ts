@@ -22,7 +22,7 @@ import type {
   InvitationDto,
 } from './dto/invitation.dto';
 
-/** contract.md: an invitation code is valid 7 days, once. */
+/** docs/contract.md: an invitation code is valid 7 days, once. */
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 interface OpenInvitation {

@@ -1,4 +1,4 @@
-/** The permissions of contract.md; `*` grants all of them. */
+/** The permissions of docs/contract.md; `*` grants all of them. */
 export const PERMISSIONS = [
   'users:read',
   'users:write',

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 
-/** The token hash of a request without a valid credential (contract.md, Rate limiting). */
+/** The token hash of a request without a valid credential (docs/contract.md, Rate limiting). */
 export const NO_CREDENTIAL = '-';
 
 /**

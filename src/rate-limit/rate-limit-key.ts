@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 
 /**
- * `X-Rate-Limit-Identifier` (contract.md, "Rate limiting"): `{ip}|{METHOD}|{group}|{token hash}`, e.g.
+ * `X-Rate-Limit-Identifier` (docs/contract.md, "Rate limiting"): `{ip}|{METHOD}|{group}|{token hash}`, e.g.
  * `203.0.113.7|GET|products|9f86d081884c7d65`. The token hash is the credential's digest prefix or `-`, so the
  * identifier carries no secret and can be both a response header and a counter's name.
  */

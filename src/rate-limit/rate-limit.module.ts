@@ -14,7 +14,7 @@ import { RATE_LIMIT_PERIOD_MS, RateLimitPolicy } from './rate-limit.policy';
  * custom ThrottlerStorage from CountersModule), keys, limits and headers. Register {@link RateLimitGuard} as the
  * first global guard. {@link RateLimitCredentials} is bound where the app is assembled (app.module.ts).
  *
- * Each counter is a leaky bucket (contract.md, computed as GCRA): it holds the table's limit and drains that
+ * Each counter is a leaky bucket (docs/contract.md, computed as GCRA): it holds the table's limit and drains that
  * many requests per 3 seconds, so a client gets at most the limit in one burst and the limit per 3 seconds when
  * sustained; the throttler's `ttl` is that drain period.
  */

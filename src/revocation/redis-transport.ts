@@ -1,6 +1,11 @@
 import { type CircuitBreaker, withDeadline } from '../counters/circuit-breaker';
 import type { FleetPresence } from '../counters/fleet-presence';
-import { closeConnection, duplicateConnection, isCluster, type RedisConnection } from '../redis-client/redis-connection';
+import {
+  closeConnection,
+  duplicateConnection,
+  isCluster,
+  type RedisConnection,
+} from '../redis-client/redis-connection';
 import { SEND_DEADLINE_MS, type Transport } from './transport';
 
 class RedisUnavailableError extends Error {

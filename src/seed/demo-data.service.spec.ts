@@ -4,7 +4,7 @@ import { wantsDemoData } from './demo-data.service';
 const SECRET = { JWT_SECRET: 'x'.repeat(32) };
 const POSTGRES = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test' };
 
-describe('wantsDemoData (contract.md: demo data on first start)', () => {
+describe('wantsDemoData (docs/contract.md: demo data on first start)', () => {
   it.each([
     ['embedded, development, SEED_DEMO unset', true, {}],
     ['embedded, development, SEED_DEMO=false', false, { SEED_DEMO: 'false' }],

@@ -20,7 +20,7 @@ export interface DemoCredentials {
 }
 
 /**
- * contract.md: an empty embedded database gets demo data on first start unless SEED_DEMO=false; PostgreSQL only
+ * docs/contract.md: an empty embedded database gets demo data on first start unless SEED_DEMO=false; PostgreSQL only
  * with SEED_DEMO=true; and under NODE_ENV=production never unless SEED_DEMO=true, whatever the database, so a
  * production start cannot create a known account by accident.
  */

@@ -17,7 +17,7 @@ import type { SessionEndReason } from '../auth/sessions/login-session.entity';
 import { endSessionsOf } from '../auth/sessions/end-sessions';
 import { assertAccountTakeoverAllowed } from './staff-guard';
 
-/** contract.md: a reset code is valid 24 hours, once. */
+/** docs/contract.md: a reset code is valid 24 hours, once. */
 export const RESET_CODE_TTL_MS = 24 * 60 * 60 * 1000;
 
 const invalidCode = () =>

@@ -8,7 +8,7 @@ import { coversAll, type Grant } from '../permissions/permission';
 export const NO_SUCH_EMPLOYEE = 'No such employee in this company.';
 
 /**
- * Who an administrator may issue a reset code for, or turn TOTP off for (contract.md): an employee of the
+ * Who an administrator may issue a reset code for, or turn TOTP off for (docs/contract.md): an employee of the
  * caller's company (else 404, like any other company's record) who belongs to no other company and holds
  * nothing the caller lacks (else 403). A company must never be able to take over an account that another company
  * relies on. Locks the employee's row, so a membership added meanwhile waits for this decision.

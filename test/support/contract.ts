@@ -15,7 +15,7 @@ export interface ObservedResponse {
 /** Paths served outside the API document: Swagger UI and the document itself, the admin page. */
 const OUTSIDE_DOCUMENT = /^\/(docs|admin)(\/|$|\?)/;
 
-/** Answers that may arrive without the route's headers: decided before routing (contract.md). */
+/** Answers that may arrive without the route's headers: decided before routing (docs/contract.md). */
 const BEFORE_ROUTING = new Set(['error_bad_request', 'error_uri_too_long', 'error_headers_too_large']);
 
 interface Operation {

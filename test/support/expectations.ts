@@ -1,4 +1,4 @@
-/** The one error body of contract.md, with exactly this status and code. */
+/** The one error body of docs/contract.md, with exactly this status and code. */
 export function expectError(res: { status: number; body: unknown }, status: number, code: string): void {
   expect({ status: res.status, body: res.body }).toEqual({
     status,

@@ -11,7 +11,7 @@ export type CachedCredential =
 
 /**
  * How long a verified credential past its freshness is kept to answer with should the database not answer
- * (contract.md: while PostgreSQL is down, a credential verified before keeps its normal answer). Revocation
+ * (docs/contract.md: while PostgreSQL is down, a credential verified before keeps its normal answer). Revocation
  * notices evict such entries like any other.
  */
 export const STALE_IF_ERROR_MS = 10 * 60_000;

@@ -14,7 +14,7 @@ export type LookUpResult =
  * no request state; {@link CredentialService} picks the first whose {@link accepts} says yes.
  */
 export interface CredentialStrategy {
-  /** Whether the `Authorization` value has this kind's form (contract.md: `key:secret` is an API key). */
+  /** Whether the `Authorization` value has this kind's form (docs/contract.md: `key:secret` is an API key). */
   accepts(header: string): boolean;
   /**
    * From memory only: whether the header proves it was issued by this service (a JWT with our valid signature),

@@ -36,7 +36,7 @@ type RequestWithMemo = FastifyRequest & { [VERDICT]?: CredentialVerdict | Promis
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
- * Decides what a request's credential is worth, in the order of contract.md: the query parameter, a missing
+ * Decides what a request's credential is worth, in the order of docs/contract.md: the query parameter, a missing
  * header, a Bearer prefix, then the first {@link CredentialStrategy} that accepts the header's form (API key
  * `key:secret`, else JWT). It owns the cache and the dispatch; the strategies own the look-ups.
  *

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 
-/** RFC 6238 as contract.md fixes it: SHA-1, 6 digits, 30-second steps; the previous and next step are accepted. */
+/** RFC 6238 as docs/contract.md fixes it: SHA-1, 6 digits, 30-second steps; the previous and next step are accepted. */
 export const TOTP_PERIOD_S = 30;
 export const TOTP_DIGITS = 6;
 export const TOTP_WINDOW = 1;

@@ -3,7 +3,7 @@ import { toVietnamIso } from '../tokens/token-lifetime';
 import type { LoginSession } from './login-session.entity';
 import type { IssuedPair } from './token-issuer.service';
 
-/** The body of a successful login, refresh or company switch (contract.md "Login result"). */
+/** The body of a successful login, refresh or company switch (docs/contract.md "Login result"). */
 export interface LoginResult {
   jwt: string;
   refresh_token: string;

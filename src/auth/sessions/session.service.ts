@@ -56,7 +56,7 @@ export class SessionService {
   ) {}
 
   /**
-   * Rotates a refresh token: checks in contract.md's order (unknown or used, session ended, past 30 days,
+   * Rotates a refresh token: checks in docs/contract.md's order (unknown or used, session ended, past 30 days,
    * token expired), then spends it with one conditional UPDATE so two concurrent refreshes cannot both win.
    */
   async refresh(refreshToken: string, client: ClientInfo): Promise<LoginResult> {

@@ -38,7 +38,7 @@ export class JwtStrategy implements CredentialStrategy {
     private readonly dataSource: DataSource,
   ) {}
 
-  /** Anything that is not `key:secret` is taken for a JWT (contract.md, Credentials). */
+  /** Anything that is not `key:secret` is taken for a JWT (docs/contract.md, Credentials). */
   accepts(header: string): boolean {
     return !header.includes(':');
   }

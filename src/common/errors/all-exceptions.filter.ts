@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Inject } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isDatabaseUnavailable } from '../../database/database-errors';
+import { isDatabaseUnavailable } from './database-errors';
 import { APP_LOGGER } from '../logging/logging.module';
 import { type AppLogger, loggableUrl } from '../logging/logger';
 import { ApiError, type ErrorBody } from './api-error';
@@ -66,7 +66,7 @@ function errorBody(code: ErrorCode, message: string): ErrorBody {
 }
 
 /**
- * The one place where a failure becomes a response. Every error leaves in the shape of contract.md; anything
+ * The one place where a failure becomes a response. Every error leaves in the shape of docs/contract.md; anything
  * unexpected becomes a 500 that carries the request's correlation id and is logged once, never a stack.
  */
 @Catch()

@@ -18,7 +18,7 @@ export interface ErrorBody {
 let stackLimitBeforeMute: number | undefined;
 
 /**
- * A client error (4xx) is the caller's doing, not a fault of this code: its stack is never logged (contract.md),
+ * A client error (4xx) is the caller's doing, not a fault of this code: its stack is never logged (docs/contract.md),
  * and capturing one was the largest single cost of a refused request (about 10 µs of CPU per 429 under load,
  * measured with --cpu-prof). Called while the arguments of `super()` are evaluated, that is just before the
  * Error constructor captures the stack; the constructor restores the limit right after.
@@ -82,7 +82,7 @@ export class ApiError extends HttpException {
     return new ApiError(ErrorCode.Validation, HttpStatus.BAD_REQUEST, message, details);
   }
 
-  /** 409: a value that must be unique (contract.md names a product's sku in its company) is taken. */
+  /** 409: a value that must be unique (docs/contract.md names a product's sku in its company) is taken. */
   static conflict(message: string): ApiError {
     return new ApiError(ErrorCode.Conflict, HttpStatus.CONFLICT, message);
   }

@@ -8,7 +8,7 @@ class FieldErrorSchema {
   message: string;
 }
 
-/** OpenAPI description of the one error body (contract.md "Error bodies"). */
+/** OpenAPI description of the one error body (docs/contract.md "Error bodies"). */
 export class ErrorBodySchema {
   @ApiProperty({ type: [String], example: ['error_validation'], description: 'Exactly one error code' })
   error: string[];

@@ -2,7 +2,7 @@ import type { FieldError } from './api-error';
 import { ErrorCode } from './error-codes';
 
 export interface ErrorCodeEntry {
-  /** The one HTTP status this code is answered with (contract.md "Error bodies"). */
+  /** The one HTTP status this code is answered with (docs/contract.md "Error bodies"). */
   status: number;
   /** When the service answers it, in words a client developer reads in the OpenAPI document. */
   when: string;

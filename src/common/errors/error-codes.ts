@@ -1,4 +1,4 @@
-/** Every error code the interface answers with (staff-auth-and-rate-limit.md §7 and contract.md "Error bodies"). */
+/** Every error code the interface answers with (staff-auth-and-rate-limit.md §7 and docs/contract.md "Error bodies"). */
 export const ErrorCode = {
   Validation: 'error_validation',
   InvalidCredentials: 'error_invalid_credentials',

@@ -21,7 +21,7 @@ const FIELD_ERRORS: SchemaObject = {
   },
 };
 
-/** The one error body (contract.md "Error bodies") of a status, closed over exactly the codes it can carry. */
+/** The one error body (docs/contract.md "Error bodies") of a status, closed over exactly the codes it can carry. */
 export function errorBodySchema(status: number, codes: ErrorCode[]): SchemaObject {
   const properties: Record<string, SchemaObject> = {
     error: {

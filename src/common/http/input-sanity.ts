@@ -2,7 +2,7 @@ import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/com
 import { ApiError, type FieldError } from '../errors/api-error';
 import { undeclaredQueryParameter } from './declared-query';
 
-/** JSON bodies nested deeper than this are refused (contract.md "Error bodies"). The body itself is level 1. */
+/** JSON bodies nested deeper than this are refused (docs/contract.md "Error bodies"). The body itself is level 1. */
 export const MAX_INPUT_DEPTH = 32;
 
 // U+0000 (PostgreSQL refuses it in text) or a surrogate half without its partner (not encodable as UTF-8).
@@ -71,7 +71,7 @@ export class InputSanityGuard implements CanActivate {
       const problem =
         findInputProblem(request.params) ?? findInputProblem(request.query) ?? findInputProblem(request.body);
       if (problem) throw ApiError.validation(problem.message, [problem]);
-      // contract.md: every route refuses query parameters it does not declare.
+      // docs/contract.md: every route refuses query parameters it does not declare.
       const undeclared = undeclaredQueryParameter(request.query, context.getClass(), context.getHandler());
       if (undeclared !== null) {
         const field = undeclared.slice(0, 64);

@@ -2,7 +2,7 @@ import { applyDecorators, Header } from '@nestjs/common';
 import type { HeaderObject } from '@nestjs/swagger';
 
 /**
- * contract.md: every answer carrying a token, refresh token, API key secret, invitation or reset code, or TOTP
+ * docs/contract.md: every answer carrying a token, refresh token, API key secret, invitation or reset code, or TOTP
  * secret has `Cache-Control: no-store`, so no browser or proxy cache keeps a copy. Set by Nest's router on the
  * success answer (no interceptor on the hot path); error answers carry no secret.
  */

@@ -25,7 +25,7 @@ function processMetrics(): Registry {
 }
 
 /**
- * The service's Prometheus metrics (contract.md, Operations), counted where they happen through one-line calls.
+ * The service's Prometheus metrics (docs/contract.md, Operations), counted where they happen through one-line calls.
  * One per application (a provider of the global MetricsRegistryModule): two applications in one process (tests
  * run two instances side by side) each report their own. A component that keeps a figure anyway (the credential
  * cache, the rate-limit storage, the query counter) registers it here itself, read at scrape time.
@@ -82,7 +82,7 @@ export class AppMetrics {
   private readonly authEvents = new Counter({
     name: 'auth_events_total',
     help:
-      'Security events by type (contract.md, "Security events"): counted once committed; a login attempt for an ' +
+      'Security events by type (docs/contract.md, "Security events"): counted once committed; a login attempt for an ' +
       'e-mail with no account is counted here only.',
     labelNames: ['type'] as const,
     registers: [this.registry],

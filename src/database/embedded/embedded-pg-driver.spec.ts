@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { isDatabaseUnavailable } from '../database-errors';
+import { isDatabaseUnavailable } from '../../common/errors/database-errors';
 import { DataDirInUseError } from './data-dir-lock';
 import { createEmbeddedPgDriver, type EmbeddedPool } from './embedded-pg-driver';
 

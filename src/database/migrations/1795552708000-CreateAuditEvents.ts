@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The audit trail (contract.md, "Security events"). `type` has no CHECK: the typed union in
+ * The audit trail (docs/contract.md, "Security events"). `type` has no CHECK: the typed union in
  * src/audit/audit-event.ts is the list, and a feature module adding a type should not need a migration.
  */
 export class CreateAuditEvents1795552708000 implements MigrationInterface {
