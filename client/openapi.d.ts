@@ -975,7 +975,7 @@ export interface paths {
         };
         /**
          * The current company's security events, newest first
-         * @description Logins and failed logins, token refreshes, session ends, company switches, API keys, permissions, memberships and passwords (contract.md, "Security events"). Keyset paging: pass `next_cursor` as `?cursor=` with the same filters; events recorded meanwhile neither repeat nor shift later pages. An unknown parameter, a malformed cursor or time, or a limit outside 1–100 answers 400 error_validation.
+         * @description Logins and failed logins, token refreshes, session ends, company switches, API keys, permissions, memberships and passwords (docs/contract.md, "Security events"). Keyset paging: pass `next_cursor` as `?cursor=` with the same filters; events recorded meanwhile neither repeat nor shift later pages. An unknown parameter, a malformed cursor or time, or a limit outside 1–100 answers 400 error_validation.
          *
          *     **About its error answers**
          *

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
  */
 const ROOT = resolve(__dirname, '..', '..');
 const SHARED = resolve(ROOT, '..', 'shared', 'spec');
-const DOCUMENTS = ['staff-auth-and-rate-limit.md', 'docs/contract.md'];
+const DOCUMENTS = ['staff-auth-and-rate-limit.md', 'contract.md'];
 const sharedPresent = existsSync(SHARED) && statSync(SHARED).isDirectory();
 
 describe('interface documents in docs/', () => {

@@ -8,7 +8,7 @@ import { PERMISSIONS } from '../../src/permissions/permission';
  */
 const ROOT = resolve(__dirname, '..', '..');
 const readme = readFileSync(resolve(ROOT, 'README.md'), 'utf8');
-const contract = readFileSync(resolve(ROOT, 'docs', 'docs/contract.md'), 'utf8');
+const contract = readFileSync(resolve(ROOT, 'docs', 'contract.md'), 'utf8');
 const permissionLine = /^Permissions: [\s\S]*?for all\.$/m.exec(readme)?.[0] ?? '';
 
 describe('the permission catalogue is documented', () => {
