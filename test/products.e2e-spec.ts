@@ -378,8 +378,12 @@ describe(`products (${currentTestDatabase()})`, () => {
     const doc = (await t.http().get('/docs/openapi.json').expect(200)).body;
     expect(Object.keys(doc.paths['/v1/products']).sort()).toEqual(['get', 'post']);
     expect(Object.keys(doc.paths['/v1/products/{id}']).sort()).toEqual(['delete', 'get', 'patch', 'put']);
-    const conflicts = (method: string, path: string) =>
-      JSON.stringify(doc.paths[path][method].responses['409'] ?? null);
+    // Error answers are shared components; follow the operation's $ref to the one it names.
+    const conflicts = (method: string, path: string) => {
+      const answer = doc.paths[path][method].responses['409'] ?? null;
+      const ref = (answer?.$ref as string | undefined)?.replace('#/components/responses/', '');
+      return JSON.stringify(ref ? doc.components.responses[ref] : answer);
+    };
     expect(conflicts('post', '/v1/products')).toContain('error_conflict');
     expect(conflicts('put', '/v1/products/{id}')).toContain('error_conflict');
     expect(conflicts('patch', '/v1/products/{id}')).toContain('error_conflict');
