@@ -1,5 +1,6 @@
 'use strict';
 const { spawn, execFile } = require('node:child_process');
+const { join } = require('node:path');
 const { promisify } = require('node:util');
 
 const run = promisify(execFile);
@@ -17,10 +18,13 @@ function freePort() {
   });
 }
 
-/** Starts the service on a free port and resolves once /health answers 200. */
-async function startService(env, { label, timeoutMs = 60_000 } = {}) {
+/**
+ * Starts the service on a free port and resolves once /health answers 200. `root`: the checkout whose build
+ * (`<root>/dist`) runs, the current directory by default.
+ */
+async function startService(env, { label, timeoutMs = 60_000, root = '.' } = {}) {
   const port = await freePort();
-  const child = spawn(process.execPath, ['dist/src/main.js'], {
+  const child = spawn(process.execPath, [join(root, 'dist/src/main.js')], {
     env: { ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -96,10 +100,16 @@ function killAll() {
   for (const child of children) child.kill('SIGKILL');
 }
 
-/** Runs the operator CLI and returns its JSON result. */
-async function cli(env, ...args) {
-  const { stdout } = await run(process.execPath, ['dist/src/cli/main.js', ...args], { env, timeout: 60_000 });
+/** Runs the operator CLI of the build under `root` and returns its JSON result. */
+async function cliAt(root, env, ...args) {
+  const entry = join(root, 'dist/src/cli/main.js');
+  const { stdout } = await run(process.execPath, [entry, ...args], { env, timeout: 60_000 });
   return JSON.parse(stdout.trim().split('\n').pop());
+}
+
+/** Runs the operator CLI and returns its JSON result. */
+function cli(env, ...args) {
+  return cliAt('.', env, ...args);
 }
 
 async function load(job) {
@@ -110,4 +120,4 @@ async function load(job) {
   return JSON.parse(stdout.trim().split('\n').pop());
 }
 
-module.exports = { startServer, startService, stop, killAll, cli, load, freePort };
+module.exports = { startServer, startService, stop, killAll, cli, cliAt, load, freePort };

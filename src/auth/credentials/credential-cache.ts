@@ -16,10 +16,21 @@ export type CachedCredential =
  */
 export const STALE_IF_ERROR_MS = 10 * 60_000;
 
+/** Entries an insertion may drop for having outlived any use; bounds the work a look-up does for the cache. */
+const SWEEP_PER_SET = 8;
+
+/** When an entry can no longer answer anything, fresh or stale. */
+function uselessAfterMs(entry: CachedCredential): number {
+  return entry.status === 'valid' ? entry.freshUntilMs + STALE_IF_ERROR_MS : entry.freshUntilMs;
+}
+
 /**
  * Verified credentials, so a token already seen costs no database query. Entries go stale after a short time
- * (a safety net should a revocation notice be lost) and are evicted at once by revocation notices. Bounded:
- * the oldest entries go first when full, so a flood of distinct tokens cannot grow memory.
+ * (a safety net should a revocation notice be lost) and are evicted at once by revocation notices. Bounded
+ * twice: each insertion drops the oldest entries that have outlived any use (Map order is insertion order, and
+ * an entry's life starts when it is inserted), so the cache holds only credentials seen in the last
+ * {@link STALE_IF_ERROR_MS} or so rather than every token ever issued; and the oldest entries go first when
+ * full, so a flood of distinct tokens cannot grow memory.
  */
 export class CredentialCache {
   private readonly entries = new Map<string, CachedCredential>();
@@ -43,7 +54,8 @@ export class CredentialCache {
     return entry;
   }
 
-  set(header: string, entry: CachedCredential): void {
+  set(header: string, entry: CachedCredential, nowMs: number): void {
+    this.sweep(nowMs);
     this.entries.delete(header);
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next().value;
@@ -66,5 +78,13 @@ export class CredentialCache {
 
   get size(): number {
     return this.entries.size;
+  }
+
+  private sweep(nowMs: number): void {
+    for (let step = 0; step < SWEEP_PER_SET; step++) {
+      const oldest = this.entries.entries().next().value;
+      if (oldest === undefined || uselessAfterMs(oldest[1]) > nowMs) return;
+      this.entries.delete(oldest[0]);
+    }
   }
 }

@@ -168,7 +168,7 @@ export class CredentialService implements RateLimitCredentials {
     // A revocation during the look-up may have made its answer stale: the requests that asked before the
     // revocation get it, the cache does not.
     if (entry.freshUntilMs > nowMs && epoch === this.epoch && header.length <= MAX_CACHED_HEADER_LENGTH) {
-      this.cache.set(header, entry);
+      this.cache.set(header, entry, this.clock.nowMs());
     }
     return entry;
   }

@@ -1,0 +1,161 @@
+'use strict';
+/**
+ * `npm run bench:compare`: two builds of the service measured in ONE run, so a change's cost is a ratio taken
+ * on the same machine in the same minutes rather than two runs set side by side (issue 19: "no slower than before
+ * the restructuring").
+ *
+ *   BASE=<git rev>     checked out with `git worktree add --detach` into a temporary directory, node_modules
+ *                      symlinked from this checkout, built there (`npm run -s build`), removed afterwards
+ *   BASE_ROOT=<dir>    or: a checkout already built; its dist/ runs as is
+ *   NEW_ROOT=<dir>     the other build; this checkout by default (`npm run bench:compare` builds it first)
+ *
+ * Rows: GET /v1/users/me with a JWT on each build (embedded database, memory store, a database of its own for
+ * each), and the bare NestJS route of bench/bare-app.js as the machine's reference. Rounds interleave them
+ * (base, new, bare, base, new, bare, ...); `new / base` is the median of the per-round ratios. BENCH_DURATION,
+ * BENCH_WARMUP, BENCH_ROUNDS and BENCH_CONNECTIONS apply as for `npm run bench`.
+ */
+const { execFileSync } = require('node:child_process');
+const { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } = require('node:fs');
+const { tmpdir, cpus } = require('node:os');
+const { join, resolve } = require('node:path');
+const { randomBytes } = require('node:crypto');
+const { startServer, startService, killAll } = require('./lib/processes');
+const { settings, median, serviceEnv, json, seed, prepare, measureRows } = require('./lib/measure');
+
+const HERE = resolve(__dirname, '..');
+
+function requireBuild(root) {
+  if (!existsSync(join(root, 'dist', 'src', 'main.js'))) throw new Error(`${root}/dist is not built`);
+  return root;
+}
+
+/** The base build: BASE_ROOT as is, or BASE checked out and built in a worktree of its own. */
+function baseBuild() {
+  if (process.env.BASE_ROOT) return { root: requireBuild(resolve(process.env.BASE_ROOT)), rev: 'BASE_ROOT', done() {} };
+  const rev = process.env.BASE;
+  if (!rev) throw new Error('set BASE=<git rev> (checked out and built in /tmp) or BASE_ROOT=<built checkout>');
+  const commit = execFileSync('git', ['rev-parse', '--short', `${rev}^{commit}`], {
+    cwd: HERE,
+    encoding: 'utf8',
+  }).trim();
+  const root = join(tmpdir(), `staff-auth-base-${commit}-${randomBytes(3).toString('hex')}`);
+  const done = () => {
+    execFileSync('git', ['worktree', 'remove', '--force', root], { cwd: HERE, stdio: 'ignore' });
+  };
+  execFileSync('git', ['worktree', 'add', '--detach', root, commit], { cwd: HERE, stdio: 'ignore' });
+  try {
+    // The dependencies of this checkout: a base whose package-lock.json differs is measured on today's packages.
+    symlinkSync(join(HERE, 'node_modules'), join(root, 'node_modules'));
+    process.stderr.write(`compare: building ${rev} (${commit}) in ${root}\n`);
+    execFileSync('npm', ['run', '-s', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+    return { root: requireBuild(root), rev: `${rev} (${commit})`, done };
+  } catch (error) {
+    done();
+    throw error;
+  }
+}
+
+function currentRev(root) {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+      cwd: root,
+      encoding: 'utf8',
+    });
+    return `${commit}${dirty.trim() ? ' + uncommitted changes' : ''}`;
+  } catch {
+    return root;
+  }
+}
+
+/** A build's service on an embedded database of its own, seeded, with a JWT issued by it. */
+async function startBuild(label, root, dataDirs) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'staff-auth-compare-'));
+  dataDirs.push(dataDir);
+  const env = serviceEnv({ DATA_DIR: dataDir, SEED_DEMO: 'false' });
+  const companyId = await seed(env, root);
+  const service = await startService(env, { label, root });
+  const { jwt } = await prepare(service.url, companyId);
+  return { service, jwt };
+}
+
+const ratioOf = (a, b, pick) => median(a.runs.map((run, i) => pick(run) / pick(b.runs[i])));
+const format = (value, digits = 0) => (value === null ? '-' : value.toFixed(digits));
+
+async function main() {
+  const base = baseBuild();
+  const newRoot = requireBuild(resolve(process.env.NEW_ROOT ?? HERE));
+  const dataDirs = [];
+  const started = [];
+  try {
+    const a = await startBuild('base service', base.root, dataDirs);
+    started.push(a.service);
+    const b = await startBuild('new service', newRoot, dataDirs);
+    started.push(b.service);
+    const me = await json(`${b.service.url}/v1/users/me`, { headers: { authorization: b.jwt } });
+    const bare = await startServer(
+      'bench/bare-app.js',
+      { PATH: process.env.PATH, BARE_BODY: JSON.stringify(me.body) },
+      { label: 'bare app' },
+    );
+    started.push(bare);
+    const row = (name, build) => ({
+      name,
+      url: `${build.service.url}/v1/users/me`,
+      headers: { authorization: build.jwt },
+      service: build.service.url,
+      pid: build.service.child.pid,
+    });
+    const [baseRow, newRow, bareRow] = await measureRows([
+      { ...row(`base ${base.rev}: GET /v1/users/me, JWT`, a), baseline: true },
+      row(`new ${currentRev(newRoot)}: GET /v1/users/me, JWT`, b),
+      { name: 'bare NestJS route, same JSON', url: `${bare.url}/bare/me`, pid: bare.child.pid },
+    ]);
+    const cpuRatio = baseRow.cpuUsPerRequest === null ? null : ratioOf(newRow, baseRow, (r) => r.cpuUsPerRequest);
+    const report = [
+      `# Build comparison ${new Date().toISOString()}`,
+      '',
+      `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; ${settings.rounds} interleaved rounds ` +
+        `× ${settings.duration} s after ${settings.warmup} s of warm-up, ${settings.connections} connections; medians.`,
+      '',
+      '| row | req/s (min–max) | server CPU µs/request | p99 ms | statuses |',
+      '|---|---|---|---|---|',
+      ...[baseRow, newRow, bareRow].map(
+        (r) =>
+          `| ${r.name} | ${Math.round(r.rps)} (${r.rpsRange.map(Math.round).join('–')}) | ${format(r.cpuUsPerRequest, 1)} | ` +
+          `${r.p99} | ${Object.entries(r.statuses)
+            .map(([code, count]) => `${code}: ${count}`)
+            .join(', ')} |`,
+      ),
+      '',
+      `new / base, req/s: ${format(newRow.ratio, 3)} (per round ${newRow.ratioRange.map((v) => v.toFixed(3)).join('–')}); ` +
+        `server CPU µs/request: ${format(cpuRatio, 3)} (below 1: the new build is cheaper).`,
+      `each build / bare route, req/s: base ${format(
+        ratioOf(baseRow, bareRow, (r) => r.rps),
+        3,
+      )}, ` +
+        `new ${format(
+          ratioOf(newRow, bareRow, (r) => r.rps),
+          3,
+        )}.`,
+      '',
+    ].join('\n');
+    process.stdout.write(`${report}\n`);
+    mkdirSync(join(HERE, 'bench', 'results'), { recursive: true });
+    writeFileSync(join(HERE, 'bench', 'results', 'compare-latest.md'), report);
+  } finally {
+    for (const server of started) await server.stop();
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+    base.done();
+  }
+}
+
+process.on('SIGINT', () => {
+  killAll();
+  process.exit(130);
+});
+main().catch((error) => {
+  killAll();
+  process.stderr.write(`compare failed: ${error.stack ?? error}\n`);
+  process.exit(1);
+});
