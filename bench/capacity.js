@@ -12,21 +12,12 @@ const { Client } = require('pg');
 const argon2 = require('argon2');
 const Redis = require('ioredis');
 const { startService, stop, freePort } = require('./lib/processes');
+const { json } = require('./lib/measure');
 
 const databaseServer = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;
 const HOT_REQUESTS = 2000;
 const BUCKETS = 1_000_000;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function json(url, { method = 'GET', headers = {}, body } = {}) {
-  const response = await fetch(url, {
-    method,
-    headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
 
 async function dbQueries(url) {
   const text = await (await fetch(`${url}/metrics`)).text();

@@ -1,19 +1,10 @@
 import { ManualClock } from '../../../test/support/manual-clock';
 import { type CachedCredential, CredentialCache, STALE_IF_ERROR_MS } from './credential-cache';
-import type { Principal } from './principal';
+import { JWT_PRINCIPAL } from '../../../test/support/principals';
 
 const FRESH_MS = 30_000;
 
-const principal: Principal = {
-  kind: 'jwt',
-  employeeId: 7,
-  companyId: 1,
-  permissions: [],
-  sessionId: 'session-1',
-  credentialId: 'token-1',
-  employee: { id: 7, email: 'a@example.test', name: 'A' },
-  company: { id: 1, name: 'Alpha' },
-};
+const principal = JWT_PRINCIPAL;
 
 const valid = (clock: ManualClock): CachedCredential => ({
   status: 'valid',

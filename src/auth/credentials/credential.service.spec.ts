@@ -4,20 +4,11 @@ import type { CredentialStrategy, LookUpResult } from './credential-strategy';
 import { STALE_IF_ERROR_MS } from './credential-cache';
 import { AppMetrics } from '../../common/metrics/app-metrics';
 import { CredentialService } from './credential.service';
-import type { Principal } from './principal';
+import { JWT_PRINCIPAL } from '../../../test/support/principals';
 import type { RevocationBus, RevocationNotice } from '../../revocation/revocation-bus';
 import type { UsageRecorder } from './usage-recorder';
 
-const principal: Principal = {
-  kind: 'jwt',
-  employeeId: 7,
-  companyId: 1,
-  permissions: [],
-  sessionId: 'session-1',
-  credentialId: 'token-1',
-  employee: { id: 7, email: 'a@example.test', name: 'A' },
-  company: { id: 1, name: 'Alpha' },
-};
+const principal = JWT_PRINCIPAL;
 
 /** A strategy whose look-ups answer from a script: the database answering, or refusing. */
 class ScriptedStrategy implements CredentialStrategy {
