@@ -81,7 +81,15 @@ describe.each([
 
   it('shares buckets and carries a logout to the other instance within 1 s before any fault', async () => {
     const jwt = ((await logIn(a.url, account)).body as Session).jwt;
-    expect(await bucketsShared(jwt)).toBe(true);
+    // A Redis reply later than the storage's deadline is answered from the instance's own bucket by design, so
+    // one pair of requests on a machine busy with other suites can miss; sharing must hold within the same
+    // budget the failover gets.
+    let shared = false;
+    for (const since = Date.now(); !shared && Date.now() - since < BUCKETS_BUDGET_MS;) {
+      shared = await bucketsShared(jwt);
+      if (!shared) await sleep(100);
+    }
+    expect(shared).toBe(true);
     figures.logoutBeforeMs = Math.round(await logoutSeenByB());
     expect(figures.logoutBeforeMs).toBeLessThan(REVOCATION_BUDGET_MS);
   });
