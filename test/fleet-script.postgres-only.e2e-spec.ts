@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { withAdminClient } from './support/databases';
 import { call, createFleetAccount, type Session } from './support/fleet';
 import { requireBuild } from './support/processes';
 
 const ROOT = join(__dirname, '..');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function alive(pid: number): boolean {
   try {

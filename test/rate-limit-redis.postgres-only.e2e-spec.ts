@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type Redis from 'ioredis';
 import { ResilientRateLimitStorage } from '../src/counters/resilient-rate-limit.storage';
 import { RATE_LIMIT_STORAGE } from '../src/counters/rate-limit-storage';
@@ -11,8 +12,6 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const LIMITED_BODY = '["error_rate_limit_exceed"]';
 /** How long any one request may take while Redis is away (the storage's own deadline is 75 ms). */
 const OUTAGE_DEADLINE_MS = 500;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits for `work`, but no longer than `ms`; leaves no timer behind either way. */
 async function atMost(work: Promise<unknown>, ms: number): Promise<void> {

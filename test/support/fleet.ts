@@ -1,9 +1,10 @@
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import * as argon2 from 'argon2';
 import { Client } from 'pg';
 import { CHILD_TEST_ENV, logRecords, type RunningService, startService } from './processes';
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export { sleep };
 
 /** What the fault tests read from an answer. */
 export interface Answer {

@@ -1,21 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './redis-server';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort, listening } from './redis-server';
 
 const HAPROXY = process.env.HAPROXY_BIN ?? '/usr/sbin/haproxy';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = new Socket();
-    socket.setTimeout(300, () => (socket.destroy(), resolve(false)));
-    socket.once('error', () => resolve(false));
-    socket.connect(port, '127.0.0.1', () => (socket.destroy(), resolve(true)));
-  });
-}
 
 /**
  * An HAProxy of a test's own balancing round-robin over service instances. It connects to them from

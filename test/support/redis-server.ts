@@ -1,9 +1,18 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const REDIS_SERVER = process.env.REDIS_SERVER_BIN ?? '/usr/bin/redis-server';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Whether something accepts connections on a loopback port: a started server is ready. */
+export function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = new Socket();
+    socket.setTimeout(300, () => (socket.destroy(), resolve(false)));
+    socket.once('error', () => resolve(false));
+    socket.connect(port, '127.0.0.1', () => (socket.destroy(), resolve(true)));
+  });
+}
 
 /** A free loopback port (for servers that cannot listen on port 0 and report it). */
 export function freePort(): Promise<number> {

@@ -4,11 +4,11 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const REDIS_SERVER = process.env.REDIS_SERVER_BIN ?? '/usr/bin/redis-server';
 const REDIS_CLI = process.env.REDIS_CLI_BIN ?? '/usr/bin/redis-cli';
 const run = promisify(execFile);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function portFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
