@@ -1,15 +1,8 @@
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
-import { type Browser, browserAvailable, launchBrowser } from './support/browser';
-import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
-import {
-  CHILD_TEST_ENV,
-  killChildren,
-  requireBuild,
-  runCli,
-  type RunningService,
-  startService,
-} from './support/processes';
+import { type Browser, browserAvailable } from './support/browser';
+import { AdminPageRig } from './support/admin-page-rig';
+import type { RunningService } from './support/processes';
 
 jest.setTimeout(90_000);
 
@@ -20,7 +13,7 @@ const run = browserAvailable() ? describe : describe.skip;
 
 /** The Activity screen of /admin: sentences, filters, raw events, and new events arriving without a reload. */
 run('the administration page: Activity, in Chromium', () => {
-  let db: ProvisionedDatabase;
+  const rig = new AdminPageRig();
   let service: RunningService;
   let browser: Browser;
   let page: Page;
@@ -30,12 +23,7 @@ run('the administration page: Activity, in Chromium', () => {
   const temp = 'temp@acme.example';
   const ids: Record<string, number> = {};
 
-  async function cli(...args: string[]): Promise<Record<string, unknown>> {
-    const result = await runCli(args, { ...CHILD_TEST_ENV, ...db.env, JWT_SECRET: 'x'.repeat(40) });
-    if (result.code !== 0) throw new Error(`cli ${args.join(' ')} failed: ${result.stderr}`);
-    const lines = result.stdout.trim().split('\n');
-    return JSON.parse(lines[lines.length - 1]) as Record<string, unknown>;
-  }
+  const cli = (...args: string[]) => rig.cli(...args);
 
   async function post(path: string, body: unknown): Promise<number> {
     const res = await fetch(`${service.url}${path}`, {
@@ -72,8 +60,7 @@ run('the administration page: Activity, in Chromium', () => {
   const sentences = async () => rows().locator('.row-title').allTextContents();
 
   beforeAll(async () => {
-    requireBuild();
-    db = await provisionDatabase();
+    await rig.provision();
     // The embedded database admits one process at a time: the CLI's changes (recorded as the operator's) first.
     acme = Number((await cli('company:create', '--name', 'Acme Trading')).id);
     for (const [email, name] of [
@@ -87,30 +74,13 @@ run('the administration page: Activity, in Chromium', () => {
     await cli('membership:add', '--email', clerk, '--company', String(acme), '--permissions', 'products:read');
     await cli('membership:add', '--email', temp, '--company', String(acme), '--permissions', 'orders:read');
     await cli('membership:remove', '--email', temp, '--company', String(acme));
-    service = await startService(
-      {
-        ...CHILD_TEST_ENV,
-        ...db.env,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'info',
-        JWT_SECRET: 'x'.repeat(40),
-        RATE_LIMIT_SCALE: '20',
-      },
-      60_000,
-    );
+    await rig.start();
+    ({ service, browser, page } = rig);
     // A failed login of the clerk, before anyone looks.
     expect(await post('/v1/users/authenticateinit', { email: clerk, password: 'not-the-password' })).toBe(401);
-    browser = await launchBrowser();
-    page = await browser.newPage();
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await service?.stop().catch(() => undefined);
-    await killChildren();
-    await db?.drop();
-  });
+  afterAll(() => rig.stop());
 
   it('is offered only to a login holding auditevents:read', async () => {
     await logIn(clerk);

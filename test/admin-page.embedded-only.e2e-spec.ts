@@ -1,16 +1,9 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { type Browser, browserAvailable, launchBrowser, SCREENSHOT_DIR } from './support/browser';
-import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
+import { type Browser, browserAvailable, SCREENSHOT_DIR } from './support/browser';
 import type { LoginBody } from './support/fixtures';
-import {
-  CHILD_TEST_ENV,
-  killChildren,
-  requireBuild,
-  runCli,
-  type RunningService,
-  startService,
-} from './support/processes';
+import { AdminPageRig } from './support/admin-page-rig';
+import type { RunningService } from './support/processes';
 
 // A real browser against the built service: each step waits on the page, so give them room on a busy machine.
 jest.setTimeout(90_000);
@@ -24,7 +17,7 @@ type StoredAccount = LoginBody;
 const run = browserAvailable() ? describe : describe.skip;
 
 run('the administration page at /admin, in Chromium', () => {
-  let db: ProvisionedDatabase;
+  const rig = new AdminPageRig();
   let service: RunningService;
   let browser: Browser;
   let page: Page;
@@ -32,12 +25,7 @@ run('the administration page at /admin, in Chromium', () => {
   const owner = 'owner@acme.example';
   const clerk = 'clerk@acme.example';
 
-  async function cli(...args: string[]): Promise<Record<string, unknown>> {
-    const result = await runCli(args, { ...CHILD_TEST_ENV, ...db.env, JWT_SECRET: 'x'.repeat(40) });
-    if (result.code !== 0) throw new Error(`cli ${args.join(' ')} failed: ${result.stderr}`);
-    const lines = result.stdout.trim().split('\n');
-    return JSON.parse(lines[lines.length - 1]) as Record<string, unknown>;
-  }
+  const cli = (...args: string[]) => rig.cli(...args);
 
   async function api(method: string, path: string, credential?: string, body?: unknown) {
     const res = await fetch(`${service.url}${path}`, {
@@ -105,8 +93,7 @@ run('the administration page at /admin, in Chromium', () => {
   }
 
   beforeAll(async () => {
-    requireBuild();
-    db = await provisionDatabase();
+    await rig.provision();
     // The embedded database admits one process at a time: the CLI sets the scene before the service starts.
     companies.acme = Number((await cli('company:create', '--name', 'Acme Trading')).id);
     companies.borealis = Number((await cli('company:create', '--name', 'Borealis Foods')).id);
@@ -123,30 +110,12 @@ run('the administration page at /admin, in Chromium', () => {
       '--permissions',
       'products:read',
     );
-    service = await startService(
-      {
-        ...CHILD_TEST_ENV,
-        ...db.env,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'info',
-        JWT_SECRET: 'x'.repeat(40),
-        // Generous request limits: the suite logs in many times from one address; the login lock is not scaled.
-        RATE_LIMIT_SCALE: '20',
-      },
-      60_000,
-    );
-    browser = await launchBrowser();
-    page = await browser.newPage();
+    await rig.start();
+    ({ service, browser, page } = rig);
     // Seven CLI runs, a service start and a browser launch: minutes on a machine busy with other suites.
   }, 240_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await service?.stop().catch(() => undefined);
-    await killChildren();
-    await db?.drop();
-  });
+  afterAll(() => rig.stop());
 
   it('is served with the security headers, no inline script and no rate limit', async () => {
     const res = await fetch(`${service.url}/admin`);

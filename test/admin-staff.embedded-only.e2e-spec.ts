@@ -1,16 +1,9 @@
 import { resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { totpCodeAt } from '../src/auth/mfa/totp';
-import { type Browser, browserAvailable, launchBrowser } from './support/browser';
-import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
-import {
-  CHILD_TEST_ENV,
-  killChildren,
-  requireBuild,
-  runCli,
-  type RunningService,
-  startService,
-} from './support/processes';
+import { type Browser, browserAvailable } from './support/browser';
+import { AdminPageRig } from './support/admin-page-rig';
+import type { RunningService } from './support/processes';
 
 jest.setTimeout(90_000);
 
@@ -23,7 +16,7 @@ const run = browserAvailable() ? describe : describe.skip;
 
 /** The staff-account screens of the administration page, and its two robustness rules, in Chromium. */
 run('the administration page’s staff-account screens, in Chromium', () => {
-  let db: ProvisionedDatabase;
+  const rig = new AdminPageRig();
   let service: RunningService;
   let browser: Browser;
   let page: Page;
@@ -58,12 +51,7 @@ run('the administration page’s staff-account screens, in Chromium', () => {
     return (listed.body.data as Array<{ email: string; mfa: boolean }>).find((e) => e.email === clerk)!.mfa;
   }
 
-  const env = () => ({ ...CHILD_TEST_ENV, ...db.env, JWT_SECRET: 'y'.repeat(40) });
-  async function cli(...args: string[]): Promise<Record<string, unknown>> {
-    const result = await runCli(args, env());
-    if (result.code !== 0) throw new Error(`cli ${args.join(' ')} failed: ${result.stderr}`);
-    return JSON.parse(result.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
-  }
+  const cli = (...args: string[]) => rig.cli(...args);
   async function api(method: string, path: string, body?: unknown, credential?: string) {
     const res = await fetch(`${service.url}${path}`, {
       method,
@@ -97,27 +85,17 @@ run('the administration page’s staff-account screens, in Chromium', () => {
     page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name }).click();
 
   beforeAll(async () => {
-    requireBuild();
-    db = await provisionDatabase();
+    await rig.provision();
     acme = Number((await cli('company:create', '--name', 'Acme Staffing')).id);
     await cli('employee:create', '--email', owner, '--password', PASSWORD, '--name', 'Olivia Owner');
     await cli('membership:add', '--email', owner, '--company', String(acme), '--permissions', '*');
     await cli('employee:create', '--email', clerk, '--password', PASSWORD, '--name', 'Carl Clerk');
     await cli('membership:add', '--email', clerk, '--company', String(acme), '--permissions', 'products:read');
-    service = await startService(
-      { ...env(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_SCALE: '20' },
-      60_000,
-    );
-    browser = await launchBrowser();
-    page = await browser.newPage();
+    await rig.start();
+    ({ service, browser, page } = rig);
     // Seven CLI runs, a service start and a browser launch: minutes on a machine busy with other suites.
   }, 240_000);
-  afterAll(async () => {
-    await browser?.close();
-    await service?.stop().catch(() => undefined);
-    await killChildren();
-    await db?.drop();
-  });
+  afterAll(() => rig.stop());
 
   it.each([
     ['not JSON', '{"state": {"acc'],
