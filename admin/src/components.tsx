@@ -189,3 +189,57 @@ export function ConfirmAction({
     </>
   );
 }
+
+/** The account's current password, as every form that must prove the person asks for it. */
+export function CurrentPasswordField({
+  id,
+  label = 'Current password',
+  value,
+  onChange,
+}: {
+  id: string;
+  label?: string;
+  value: string;
+  onChange: (value: string) => void;
+}) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input
+        id={id}
+        type="password"
+        autoComplete="current-password"
+        required
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+      />
+    </div>
+  );
+}
+
+/** A 6-digit code from the authenticator app. */
+export function AppCodeField({
+  id,
+  value,
+  onChange,
+}: {
+  id: string;
+  value: string;
+  onChange: (value: string) => void;
+}) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>Code from the app</label>
+      <input
+        id={id}
+        inputMode="numeric"
+        autoComplete="one-time-code"
+        required
+        pattern="[0-9]{6}"
+        maxLength={6}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+      />
+    </div>
+  );
+}

@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { describeError } from '../api';
-import { Alert } from '../components';
+import { Alert, CurrentPasswordField } from '../components';
 import { passwordProblem } from '../passwordRule';
 import { authed, useLogin } from '../session';
 import { Totp } from './Totp';
@@ -35,17 +35,7 @@ function ChangePassword() {
       <h2 id="password-title">Password</h2>
       {result && <Alert tone={result.tone}>{result.text}</Alert>}
       <div className="field-grid">
-        <div className="field">
-          <label htmlFor="current-password">Current password</label>
-          <input
-            id="current-password"
-            type="password"
-            autoComplete="current-password"
-            required
-            value={current}
-            onChange={(e) => setCurrent(e.target.value)}
-          />
-        </div>
+        <CurrentPasswordField id="current-password" value={current} onChange={setCurrent} />
         <div className="field">
           <label htmlFor="new-password">New password</label>
           <input

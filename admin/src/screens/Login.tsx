@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { type Account, ApiError, type Company, describeError, formatWait, request } from '../api';
-import { Alert } from '../components';
+import { Alert, CurrentPasswordField } from '../components';
 import { useLogin } from '../session';
 
 function loginError(error: unknown): string {
@@ -114,17 +114,7 @@ export function Login() {
                 onChange={(e) => setEmail(e.target.value)}
               />
             </div>
-            <div className="field">
-              <label htmlFor="password">Password</label>
-              <input
-                id="password"
-                type="password"
-                autoComplete="current-password"
-                required
-                value={password}
-                onChange={(e) => setPassword(e.target.value)}
-              />
-            </div>
+            <CurrentPasswordField id="password" label="Password" value={password} onChange={setPassword} />
             <button className="button button-primary button-block" type="submit" disabled={busy}>
               {busy ? 'Checking…' : 'Continue'}
             </button>

@@ -1,7 +1,7 @@
 import { type FormEvent, useEffect, useMemo, useState } from 'react';
 import { encode } from 'uqr';
 import { describeError } from '../api';
-import { Alert, CopyButton } from '../components';
+import { Alert, AppCodeField, CopyButton, CurrentPasswordField } from '../components';
 import { holds } from '../permissions';
 import { authed, useLogin } from '../session';
 import { TotpDisable } from './TotpDisable';
@@ -78,17 +78,7 @@ function TotpSetUp({ onStarted, onOn }: { onStarted(): void; onOn(): void }) {
       {!enrolment ? (
         <form onSubmit={(e) => void start(e)} className="stack-tight">
           <p className="muted">After your password, logging in will ask for a code from an authenticator app.</p>
-          <div className="field">
-            <label htmlFor="totp-password">Current password</label>
-            <input
-              id="totp-password"
-              type="password"
-              autoComplete="current-password"
-              required
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-            />
-          </div>
+          <CurrentPasswordField id="totp-password" value={password} onChange={setPassword} />
           <div>
             <button className="button button-primary" type="submit" disabled={busy}>
               Set up two-step verification
@@ -114,18 +104,7 @@ function TotpSetUp({ onStarted, onOn }: { onStarted(): void; onOn(): void }) {
               </li>
             ))}
           </ul>
-          <div className="field">
-            <label htmlFor="totp-confirm">Code from the app</label>
-            <input
-              id="totp-confirm"
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              required
-              pattern="[0-9]{6}"
-              value={otp}
-              onChange={(e) => setOtp(e.target.value)}
-            />
-          </div>
+          <AppCodeField id="totp-confirm" value={otp} onChange={setOtp} />
           <div>
             <button className="button button-primary" type="submit" disabled={busy}>
               {busy ? 'Checking…' : 'Turn on'}

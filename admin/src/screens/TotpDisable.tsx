@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { describeError } from '../api';
-import { Alert } from '../components';
+import { Alert, AppCodeField, CurrentPasswordField } from '../components';
 import { authed } from '../session';
 
 /** Turning one's own TOTP off: the password and a current code, so a left-open browser alone cannot do it. */
@@ -31,30 +31,8 @@ export function TotpDisable({ onOff }: { onOff(): void }) {
       <h3 id="totp-off-title">Turn off two-step verification</h3>
       {error && <Alert tone="error">{error}</Alert>}
       <div className="field-grid">
-        <div className="field">
-          <label htmlFor="totp-off-password">Current password</label>
-          <input
-            id="totp-off-password"
-            type="password"
-            autoComplete="current-password"
-            required
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor="totp-off-code">Code from the app</label>
-          <input
-            id="totp-off-code"
-            inputMode="numeric"
-            autoComplete="one-time-code"
-            required
-            pattern="[0-9]{6}"
-            maxLength={6}
-            value={otp}
-            onChange={(e) => setOtp(e.target.value)}
-          />
-        </div>
+        <CurrentPasswordField id="totp-off-password" value={password} onChange={setPassword} />
+        <AppCodeField id="totp-off-code" value={otp} onChange={setOtp} />
       </div>
       <div>
         <button className="button button-secondary" type="submit" disabled={busy}>
