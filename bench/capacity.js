@@ -12,7 +12,7 @@ const { Client } = require('pg');
 const argon2 = require('argon2');
 const Redis = require('ioredis');
 const { startService, stop, freePort } = require('./lib/processes');
-const { json } = require('./lib/measure');
+const { json, serviceEnv } = require('./lib/measure');
 
 const databaseServer = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;
 const HOT_REQUESTS = 2000;
@@ -42,17 +42,7 @@ async function main() {
     await sleep(300);
     await redis.connect();
     service = await startService(
-      {
-        PATH: process.env.PATH,
-        NODE_ENV: 'production',
-        HOST: '127.0.0.1',
-        PORT: '0',
-        JWT_SECRET: randomBytes(32).toString('hex'),
-        RATE_LIMIT_SCALE: '1000000',
-        LOG_LEVEL: 'warn',
-        DATABASE_URL: databaseUrl.toString(),
-        REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-      },
+      serviceEnv({ DATABASE_URL: databaseUrl.toString(), REDIS_URL: `redis://127.0.0.1:${redisPort}` }),
       { label: 'capacity instance' },
     );
     // Data straight into the migrated database: two companies, one owner of both.
