@@ -1,26 +1,15 @@
 import { Body, Controller, HttpCode, HttpStatus, Post } from '@nestjs/common';
-import {
-  ApiForbiddenResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-  ApiTooManyRequestsResponse,
-  ApiUnauthorizedResponse,
-} from '@nestjs/swagger';
+import { ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { ErrorBodySchema } from '../common/errors/error-body.schema';
 import { NO_STORE_HEADERS, NoStore } from '../common/http/no-store';
 import { Client, type ClientInfo } from '../common/http/client-info';
 import { Public } from './auth.decorator';
+import { ApiFailedLoginLock } from './login-lock-openapi';
 import { CredentialsDto, LoginDto } from './dto/credentials.dto';
 import { CompanyListDto, LoginResultDto } from './dto/login-result.dto';
 import { LoginService } from './login.service';
 
 /** docs/contract.md: 10 failed logins for one e-mail within 15 minutes lock it; the object-form 429 (source §7). */
-const FAILED_LOGINS = {
-  description: 'Ten failed logins for this e-mail within 15 minutes (body in the object form)',
-  example: { error: ['error_rate_limit_exceed'], message: 'Too many failed logins for this e-mail; try again later.' },
-};
-
 /** The two-step login; part of the `users` API group, as the source's paths say. */
 @ApiTags('users: authentication')
 @Controller({ path: 'users', version: '1' })
@@ -33,7 +22,7 @@ export class AuthController {
   @ApiOperation({ summary: 'Login step 1: the companies the account belongs to' })
   @ApiOkResponse({ type: CompanyListDto })
   @ApiUnauthorizedResponse({ description: 'error_invalid_credentials', type: ErrorBodySchema })
-  @ApiTooManyRequestsResponse(FAILED_LOGINS)
+  @ApiFailedLoginLock()
   async authenticateInit(@Body() body: CredentialsDto, @Client() client: ClientInfo): Promise<CompanyListDto> {
     const { companies, otpRequired } = await this.login.listCompanies(body.email, body.password, client);
     return { companies, otp_required: otpRequired };
@@ -51,7 +40,7 @@ export class AuthController {
     type: ErrorBodySchema,
   })
   @ApiForbiddenResponse({ description: 'error_company_not_member', type: ErrorBodySchema })
-  @ApiTooManyRequestsResponse(FAILED_LOGINS)
+  @ApiFailedLoginLock()
   authenticateFinish(@Body() body: LoginDto, @Client() client: ClientInfo): Promise<LoginResultDto> {
     return this.login.login(body.email, body.password, body.company_id, client, {
       otp: body.otp,

@@ -125,8 +125,7 @@ export class LoginService {
 
   /**
    * The password, then the second factor when the account has TOTP on: what a login and an invitation accepted
-   * with an existing account both prove. Wrong codes count toward the e-mail's login lock like wrong passwords;
-   * the lock's count is cleared only once both factors passed, so a known password does not reopen guessing.
+   * with an existing account both prove.
    */
   async verifyAccount(
     email: string,
@@ -136,9 +135,27 @@ export class LoginService {
   ): Promise<Employee> {
     const employee = await this.checkCredentials(email, password, client);
     if (employee.totpEnabledAt === null) return employee;
-    const outcome = await this.secondFactor.check(employee.id, secondFactor);
+    await this.proveSecondFactor(employee, secondFactor, client);
+    return employee;
+  }
+
+  /**
+   * The one check of a second factor, wherever a route takes `otp` or `recovery_code` (login, invitation
+   * acceptance, turning TOTP on or off): a locked e-mail is refused before the code is looked at, a wrong or
+   * missing code counts toward the e-mail's login lock and records `login.failed` like a wrong password, and the
+   * lock's count is cleared only once both factors passed, so a known password does not reopen guessing.
+   * Outside the caller's transaction on purpose: a refused code must stay counted and recorded.
+   */
+  async proveSecondFactor(
+    account: Pick<Employee, 'id' | 'email'>,
+    input: SecondFactorInput,
+    client: ClientInfo,
+  ): Promise<void> {
+    const lockKey = lockKeyOf(account.email);
+    await this.refuseWhileLocked(lockKey, { employeeId: account.id }, client);
+    const outcome = await this.secondFactor.check(account.id, input);
     if (outcome === 'missing') {
-      await this.recordFailure({ employeeId: employee.id }, 'otp_required', client);
+      await this.recordFailure({ employeeId: account.id }, 'otp_required', client);
       throw new ApiError(
         ErrorCode.OtpRequired,
         HttpStatus.UNAUTHORIZED,
@@ -146,17 +163,16 @@ export class LoginService {
       );
     }
     if (outcome === 'invalid') {
-      await this.counters.hitWindow(lockKeyOf(email), FAILED_LOGIN_WINDOW_MS, FAILED_LOGIN_LIMIT);
+      await this.counters.hitWindow(lockKey, FAILED_LOGIN_WINDOW_MS, FAILED_LOGIN_LIMIT);
       this.metrics.login('invalid_credentials');
-      await this.recordFailure({ employeeId: employee.id }, 'otp_invalid', client);
+      await this.recordFailure({ employeeId: account.id }, 'otp_invalid', client);
       throw new ApiError(
         ErrorCode.OtpInvalid,
         HttpStatus.UNAUTHORIZED,
         'The one-time code or recovery code is not valid.',
       );
     }
-    await this.counters.reset(lockKeyOf(email));
-    return employee;
+    await this.counters.reset(lockKey);
   }
 
   /**
@@ -166,16 +182,7 @@ export class LoginService {
    */
   async checkCredentials(email: string, password: string, client: ClientInfo): Promise<Employee> {
     const lockKey = lockKeyOf(email);
-    const failures = await this.counters.peekWindow(lockKey, FAILED_LOGIN_WINDOW_MS, FAILED_LOGIN_LIMIT);
-    // While Redis is away the storage counts this instance's share of the limit only (record.limit).
-    if (failures.hits >= (failures.limit ?? FAILED_LOGIN_LIMIT)) {
-      this.metrics.login('locked');
-      await this.recordFailure({ email }, 'locked', client);
-      throw ApiError.accountRateLimited(
-        failures.secondsLeft,
-        'Too many failed logins for this e-mail; try again later.',
-      );
-    }
+    await this.refuseWhileLocked(lockKey, { email }, client);
 
     const employee = await this.employees.findWithPasswordHash(email);
     const valid = employee
@@ -191,6 +198,19 @@ export class LoginService {
     // With TOTP on, the count is cleared only after the second factor (verifyAccount).
     if (employee.totpEnabledAt === null) await this.counters.reset(lockKey);
     return employee;
+  }
+
+  private async refuseWhileLocked(
+    lockKey: string,
+    account: { employeeId: number } | { email: string },
+    client: ClientInfo,
+  ): Promise<void> {
+    const failures = await this.counters.peekWindow(lockKey, FAILED_LOGIN_WINDOW_MS, FAILED_LOGIN_LIMIT);
+    // While Redis is away the storage counts this instance's share of the limit only (record.limit).
+    if (failures.hits < (failures.limit ?? FAILED_LOGIN_LIMIT)) return;
+    this.metrics.login('locked');
+    await this.recordFailure(account, 'locked', client);
+    throw ApiError.accountRateLimited(failures.secondsLeft, 'Too many failed logins for this e-mail; try again later.');
   }
 
   /** `login.failed` in every company of the account; for an e-mail with no account, only counted. */

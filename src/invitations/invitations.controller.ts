@@ -7,10 +7,10 @@ import {
   ApiOperation,
   ApiParam,
   ApiTags,
-  ApiTooManyRequestsResponse,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import { Auth, CurrentPrincipal, Public } from '../auth/auth.decorator';
+import { ApiFailedLoginLock } from '../auth/login-lock-openapi';
 import { CredentialService } from '../auth/credentials/credential.service';
 import type { Principal } from '../auth/credentials/principal';
 import { LoginResultDto } from '../auth/dto/login-result.dto';
@@ -90,13 +90,7 @@ export class InvitationsController {
     description: 'error_invalid_credentials; error_otp_required; error_otp_invalid (an existing account)',
     type: ErrorBodySchema,
   })
-  @ApiTooManyRequestsResponse({
-    description: 'Ten failed logins for this e-mail within 15 minutes (body in the object form)',
-    example: {
-      error: ['error_rate_limit_exceed'],
-      message: 'Too many failed logins for this e-mail; try again later.',
-    },
-  })
+  @ApiFailedLoginLock()
   accept(@Body() body: AcceptInvitationDto, @Client() client: ClientInfo): Promise<LoginResultDto> {
     return this.invitations.accept(body, client);
   }

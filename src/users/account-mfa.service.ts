@@ -1,4 +1,4 @@
-import { HttpStatus, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { requestContext } from '../audit/audit-actor';
 import { AuditRecorder } from '../audit/audit-recorder.service';
@@ -6,12 +6,10 @@ import type { Principal } from '../auth/credentials/principal';
 import { RevocationBus } from '../revocation/revocation-bus';
 import { sha256Hex } from '../auth/credentials/sha256';
 import { LoginService } from '../auth/login.service';
-import { SecondFactorService } from '../auth/mfa/second-factor.service';
 import { newRecoveryCodes, newTotpSecret, normalizeRecoveryCode } from '../auth/mfa/totp';
 import { TotpSecretBox } from '../auth/mfa/totp-secret-box';
 import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
-import { ErrorCode } from '../common/errors/error-codes';
 import type { ClientInfo } from '../common/http/client-info';
 import { endSessionsOf } from '../auth/sessions/end-sessions';
 import { assertAccountTakeoverAllowed } from './staff-guard';
@@ -22,8 +20,6 @@ export interface TotpEnrolment {
   recovery_codes: string[];
 }
 
-const otpInvalid = () => new ApiError(ErrorCode.OtpInvalid, HttpStatus.UNAUTHORIZED, 'The one-time code is not valid.');
-
 /**
  * TOTP for one's own account (enrol, confirm, disable) and an administrator turning it off for someone. The secret
  * is stored only sealed (TotpSecretBox) and returned once, at enrolment; recovery codes only as hashes.
@@ -33,7 +29,6 @@ export class AccountMfaService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly login: LoginService,
-    private readonly secondFactor: SecondFactorService,
     private readonly box: TotpSecretBox,
     private readonly bus: RevocationBus,
     private readonly audit: AuditRecorder,
@@ -63,20 +58,17 @@ export class AccountMfaService {
     return { secret, otpauth_uri: uri, recovery_codes: codes };
   }
 
-  /** TOTP is on from now; every other session of the account ends. */
+  /** TOTP is on from now; every other session of the account ends. A wrong code counts as a failed login. */
   async confirm(principal: Principal, otp: string, client: ClientInfo): Promise<void> {
+    const noSetUp = () =>
+      ApiError.validation('There is no TOTP set-up to confirm; start one first', [
+        { field: 'otp', message: 'no TOTP set-up is waiting for confirmation' },
+      ]);
+    if (!(await this.totpState(this.dataSource.manager, principal.employeeId)).pending) throw noSetUp();
+    await this.login.proveSecondFactor(principal.employee, { otp }, client);
     const ended = await this.dataSource.transaction(async (manager) => {
-      const [row] = await manager.query<Array<{ pending: boolean; on: boolean }>>(
-        `SELECT totp_secret IS NOT NULL AS pending, totp_enabled_at IS NOT NULL AS on FROM employee
-          WHERE id = $1 FOR UPDATE`,
-        [principal.employeeId],
-      );
-      if (!row?.pending || row.on) {
-        throw ApiError.validation('There is no TOTP set-up to confirm; start one first', [
-          { field: 'otp', message: 'no TOTP set-up is waiting for confirmation' },
-        ]);
-      }
-      if (!(await this.secondFactor.useOtp(principal.employeeId, otp, manager))) throw otpInvalid();
+      // Re-read under the row lock: a set-up started again meanwhile is not confirmed by the older code.
+      if (!(await this.totpState(manager, principal.employeeId, true)).pending) throw noSetUp();
       const now = this.clock.now();
       await manager.query('UPDATE employee SET totp_enabled_at = $2 WHERE id = $1', [principal.employeeId, now]);
       const sessions = await endSessionsOf(manager, principal.employeeId, now, 'mfa_enabled', principal.sessionId);
@@ -90,14 +82,14 @@ export class AccountMfaService {
     await Promise.all(ended.map((sessionId) => this.bus.publish({ type: 'session', sessionId })));
   }
 
-  /** Needs the password and a current code from the app. */
+  /** Needs the password and a current code from the app; a wrong code counts as a failed login. */
   async disable(principal: Principal, currentPassword: string, otp: string, client: ClientInfo): Promise<void> {
     const employee = await this.login.checkCredentials(principal.employee.email, currentPassword, client);
     if (employee.totpEnabledAt === null) {
       throw ApiError.validation('TOTP is not on for this account', [{ field: 'otp', message: 'TOTP is not on' }]);
     }
+    await this.login.proveSecondFactor(employee, { otp }, client);
     await this.dataSource.transaction(async (manager) => {
-      if (!(await this.secondFactor.useOtp(principal.employeeId, otp, manager))) throw otpInvalid();
       await this.turnOff(manager, principal.employeeId);
       await this.audit.recordForAccount(
         manager,
@@ -120,6 +112,20 @@ export class AccountMfaService {
         details: { by: 'administrator' },
       });
     });
+  }
+
+  /** A set-up waiting for its first code: a secret stored, TOTP not on yet. */
+  private async totpState(
+    manager: EntityManager,
+    employeeId: number,
+    forUpdate = false,
+  ): Promise<{ pending: boolean }> {
+    const [row] = await manager.query<Array<{ pending: boolean }>>(
+      `SELECT totp_secret IS NOT NULL AND totp_enabled_at IS NULL AS pending FROM employee WHERE id = $1` +
+        (forUpdate ? ' FOR UPDATE' : ''),
+      [employeeId],
+    );
+    return { pending: row?.pending === true };
   }
 
   private async turnOff(manager: EntityManager, employeeId: number): Promise<void> {

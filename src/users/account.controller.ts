@@ -8,6 +8,7 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import { Auth, CurrentPrincipal, Public } from '../auth/auth.decorator';
+import { ApiFailedLoginLock } from '../auth/login-lock-openapi';
 import type { Principal } from '../auth/credentials/principal';
 import { ErrorBodySchema } from '../common/errors/error-body.schema';
 import { Client, type ClientInfo } from '../common/http/client-info';
@@ -38,6 +39,7 @@ export class AccountController {
   ) {}
 
   @Post('me/password')
+  @ApiFailedLoginLock()
   @Auth({ jwtOnly: true })
   @HttpCode(HttpStatus.NO_CONTENT)
   @ApiOperation({ summary: 'Change your password; every other session of the account ends' })
@@ -67,6 +69,7 @@ export class AccountController {
   }
 
   @Post('me/mfa/totp')
+  @ApiFailedLoginLock()
   @Auth({ jwtOnly: true })
   @NoStore()
   @ApiOperation({
@@ -84,6 +87,7 @@ export class AccountController {
   }
 
   @Post('me/mfa/totp/confirm')
+  @ApiFailedLoginLock()
   @Auth({ jwtOnly: true })
   @HttpCode(HttpStatus.NO_CONTENT)
   @ApiOperation({ summary: 'Turn TOTP on with a code from the app; every other session of the account ends' })
@@ -98,6 +102,7 @@ export class AccountController {
   }
 
   @Post('me/mfa/totp/disable')
+  @ApiFailedLoginLock()
   @Auth({ jwtOnly: true })
   @HttpCode(HttpStatus.NO_CONTENT)
   @ApiOperation({ summary: 'Turn TOTP off, with your password and a current code' })

@@ -40,7 +40,11 @@ export class SecondFactorService {
   }
 
   /** Accepts the code once if it is right for the stored secret (enrolled, or pending confirmation). */
-  async useOtp(employeeId: number, code: string, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
+  private async useOtp(
+    employeeId: number,
+    code: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<boolean> {
     const [row] = await manager.query<Array<{ totp_secret: string | null }>>(
       'SELECT totp_secret FROM employee WHERE id = $1',
       [employeeId],
