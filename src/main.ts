@@ -9,6 +9,7 @@ import { createLogger } from './common/logging/logger';
 import { NestLogger } from './common/logging/nest-logger';
 import { ConfigError, loadConfig } from './config/app-config';
 import { loadEnvFile } from './config/env-file';
+import { keepDataDirPrivate } from './config/private-data-dir';
 
 async function main(): Promise<void> {
   loadEnvFile();
@@ -21,6 +22,8 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const logger = createLogger(config.logLevel);
+  const openDataDir = keepDataDirPrivate(config.dataDir);
+  if (openDataDir) logger.warn({ dataDir: config.dataDir }, openDataDir);
 
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot(config, logger),

@@ -10,6 +10,7 @@ import { loadEnvFile } from '../config/env-file';
 import { CLI_COMMANDS, type CliCommand, FROM_STDIN, UsageError, writeLine } from './cli-commands';
 import { forwardToService } from './operator-socket';
 import { readSecret } from './read-secret';
+import { keepDataDirPrivate } from '../config/private-data-dir';
 import { CliModule } from './cli.module';
 
 function synopsis(name: string, command: CliCommand): string {
@@ -117,6 +118,9 @@ async function main(): Promise<number> {
     process.stderr.write(`Configuration error: ${error.message}\n`);
     return 2;
   }
+  // The CLI may be the first to write under DATA_DIR (the embedded database, the JWT secret).
+  const openDataDir = keepDataDirPrivate(config.dataDir);
+  if (openDataDir) process.stderr.write(`warning: ${openDataDir}\n`);
   // On the embedded database a running service owns the data folder: it runs the command for us.
   if (config.usesEmbeddedDatabase) {
     const forwarded = await forwardToService(config.dataDir, { command: parsed.name, flags: parsed.flags }, writeLine);

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import type { PGlite, PGliteOptions, Results } from '@electric-sql/pglite';
+import { ownerOnlyNodeFs } from './owner-only-node-fs';
 import { DataDirLock } from './data-dir-lock';
 
 type Release = (error?: unknown) => void;
@@ -33,7 +34,7 @@ class EmbeddedBackend {
         // PGlite is published as ESM first; the dynamic import keeps this module loadable from CommonJS.
         const { PGlite } = await import('@electric-sql/pglite');
         const options: PGliteOptions = {
-          dataDir: join(this.dataDir, 'db'),
+          fs: await ownerOnlyNodeFs(join(this.dataDir, 'db')),
           // node-postgres returns int8 as a string; match it so both databases give entities the same values.
           parsers: { [OID_INT8]: (value: string) => value },
         };
