@@ -26,6 +26,10 @@ export function assertAcceptablePassword(password: string, email: string | null,
 
 const UNIQUE_VIOLATION = '23505';
 
+/** The one answer for an e-mail that already has an account, whichever company it belongs to. */
+export const ACCOUNT_EXISTS =
+  'An account with this e-mail already exists; invite it to this company instead (POST /v1/users/invitations).';
+
 @Injectable()
 export class EmployeeService {
   constructor(
@@ -49,9 +53,8 @@ export class EmployeeService {
       return { ...saved, passwordHash: undefined } as unknown as Employee;
     } catch (error) {
       if (error instanceof QueryFailedError && (error.driverError as { code?: string })?.code === UNIQUE_VIOLATION) {
-        throw ApiError.validation('an employee with this e-mail already exists', [
-          { field: 'email', message: 'is already registered' },
-        ]);
+        // docs/contract.md: 409, and nothing about the account beyond its existence (not its companies or state).
+        throw ApiError.conflict(ACCOUNT_EXISTS);
       }
       throw error;
     }

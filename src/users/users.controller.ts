@@ -1,8 +1,16 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Post, Put, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorator';
 import type { Principal } from '../auth/credentials/principal';
 import { Client, type ClientInfo } from '../common/http/client-info';
+import { ErrorBodySchema } from '../common/errors/error-body.schema';
 import { ApiRecordId, RecordId } from '../common/http/record-id';
 import { ReplacePermissionsDto } from './dto/user-permissions.dto';
 import { CompanyEmployeeDto, CreateEmployeeDto, EmployeeListQueryDto, EmployeePageDto, MeDto } from './dto/users.dto';
@@ -46,6 +54,10 @@ export class UsersController {
   @Auth({ permission: 'users:write' })
   @ApiOperation({ summary: 'Create an employee in the current company (with permissions the caller holds)' })
   @ApiCreatedResponse({ type: CompanyEmployeeDto })
+  @ApiConflictResponse({
+    description: 'error_conflict: the e-mail already has an account (in any company); invite it instead',
+    type: ErrorBodySchema,
+  })
   create(
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateEmployeeDto,

@@ -79,7 +79,9 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorCodeEntry> = {
   },
   [ErrorCode.Conflict]: {
     status: 409,
-    when: "a value that must be unique is taken (a product's sku in its company); nothing was changed",
+    when:
+      "a value that must be unique is taken (a product's sku in its company, an account's e-mail); nothing was " +
+      'changed',
     example: 'A product with this sku already exists in this company.',
   },
   [ErrorCode.PayloadTooLarge]: {
