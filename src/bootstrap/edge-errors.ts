@@ -59,6 +59,7 @@ function rawResponse(answer: EdgeAnswer): string {
   return (
     `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\n` +
     'Content-Type: application/json; charset=utf-8\r\n' +
+    'X-Content-Type-Options: nosniff\r\n' +
     `Content-Length: ${Buffer.byteLength(body)}\r\n` +
     'Connection: close\r\n\r\n' +
     body
@@ -107,6 +108,7 @@ export function frameworkErrors(error: Error & { code?: string }, request: Fasti
   void reply
     .code(answer.status)
     .header('x-request-id', request.id)
+    .header('x-content-type-options', 'nosniff')
     .header('content-type', 'application/json; charset=utf-8')
     .send(edgeBody(answer));
 }

@@ -33,6 +33,8 @@ export function installRequestHooks(
   fastify.addHook('onRequest', (request, reply, done) => {
     request.startedAt = performance.now();
     reply.header('x-request-id', request.id);
+    // docs/contract.md "Error bodies": every answer, so no browser ever sniffs a JSON body into something else.
+    reply.header('x-content-type-options', 'nosniff');
     if (answeredAtEdge(fastify, request, reply)) return;
     if (cors !== undefined && cors(request, reply)) return;
     done();

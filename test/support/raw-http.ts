@@ -60,7 +60,13 @@ export function rawRequest(port: number, request: RawRequest): Promise<RawAnswer
     socket.on('close', () => {
       clearTimeout(timer);
       const raw = Buffer.concat(received).toString('utf8');
-      resolve({ ...parse(raw), raw, ending: ending ?? 'closed', errors });
+      const answer = parse(raw);
+      // docs/contract.md "Error bodies": also the answers written before routing, straight to the socket.
+      if (answer.status > 0 && answer.headers['x-content-type-options'] !== 'nosniff') {
+        reject(new Error(`a ${answer.status} answer without X-Content-Type-Options: nosniff: ${raw.slice(0, 300)}`));
+        return;
+      }
+      resolve({ ...answer, raw, ending: ending ?? 'closed', errors });
     });
     socket.write(request.head);
     void (async () => {

@@ -113,8 +113,8 @@ function assertNoSecretLogged(logs: LogCapture): void {
 const CHECKED_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'] as const;
 
 /**
- * The supertest agent of every e2e test, with one assertion added to each request: its answer keeps to the
- * OpenAPI document the app serves (see {@link ContractChecker}). The test that produced an undocumented answer
+ * The supertest agent of every e2e test, with two assertions added to each request: its answer carries
+ * `X-Content-Type-Options: nosniff`, and keeps to the OpenAPI document the app serves (see {@link ContractChecker}). The test that produced an undocumented answer
  * fails, naming the operation, the status and what differs.
  */
 function checkedAgent(agent: TestAgent, contract: ContractChecker): TestAgent {
@@ -122,6 +122,10 @@ function checkedAgent(agent: TestAgent, contract: ContractChecker): TestAgent {
     const send = agent[method].bind(agent) as (url: string) => request.Test;
     (agent as unknown as Record<string, (url: string) => request.Test>)[method] = (url: string) =>
       send(url).expect((res) => {
+        // docs/contract.md "Error bodies": every answer, of every test, whatever its status.
+        if (res.headers['x-content-type-options'] !== 'nosniff') {
+          throw new Error(`${method.toUpperCase()} ${url} → ${res.status} without X-Content-Type-Options: nosniff`);
+        }
         const problems = contract.problems(method, url, res);
         if (problems.length > 0) throw new Error(`OpenAPI contract: ${problems.join('\n')}`);
       });
