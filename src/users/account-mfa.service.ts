@@ -5,7 +5,7 @@ import { AuditRecorder } from '../audit/audit-recorder.service';
 import type { Principal } from '../auth/credentials/principal';
 import { RevocationBus } from '../revocation/revocation-bus';
 import { sha256Hex } from '../auth/credentials/sha256';
-import { LoginService } from '../auth/login.service';
+import { AccountCheck } from '../auth/account-check.service';
 import { SecondFactorService } from '../auth/mfa/second-factor.service';
 import { newRecoveryCodes, newTotpSecret, normalizeRecoveryCode } from '../auth/mfa/totp';
 import { TotpSecretBox } from '../auth/mfa/totp-secret-box';
@@ -13,7 +13,8 @@ import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import type { ClientInfo } from '../common/http/client-info';
-import { endSessionsOf } from '../auth/sessions/end-sessions';
+import { clearTotp, enableTotp, lockTotpState, startTotp } from '../employee/employee-totp';
+import { endSessionsOf } from '../sessions/end-sessions';
 import { assertAccountTakeoverAllowed } from './staff-guard';
 
 export interface TotpEnrolment {
@@ -32,7 +33,7 @@ const otpInvalid = () => new ApiError(ErrorCode.OtpInvalid, HttpStatus.UNAUTHORI
 export class AccountMfaService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly login: LoginService,
+    private readonly accounts: AccountCheck,
     private readonly secondFactor: SecondFactorService,
     private readonly box: TotpSecretBox,
     private readonly bus: RevocationBus,
@@ -45,7 +46,7 @@ export class AccountMfaService {
    * out). Enrolling again while on is refused: disable first, which needs a code.
    */
   async enrol(principal: Principal, currentPassword: string, client: ClientInfo): Promise<TotpEnrolment> {
-    const employee = await this.login.checkCredentials(principal.employee.email, currentPassword, client);
+    const employee = await this.accounts.checkCredentials(principal.employee.email, currentPassword, client);
     if (employee.totpEnabledAt !== null) {
       throw ApiError.validation('TOTP is already on; turn it off first', [
         { field: 'current_password', message: 'TOTP is already on for this account; turn it off first' },
@@ -54,10 +55,7 @@ export class AccountMfaService {
     const { secret, uri } = newTotpSecret(principal.employee.email);
     const codes = newRecoveryCodes();
     await this.dataSource.transaction(async (manager) => {
-      await manager.query(
-        `UPDATE employee SET totp_secret = $2, totp_last_step = NULL WHERE id = $1 AND totp_enabled_at IS NULL`,
-        [principal.employeeId, this.box.seal(secret)],
-      );
+      await startTotp(manager, principal.employeeId, this.box.seal(secret));
       await this.replaceRecoveryCodes(manager, principal.employeeId, codes);
     });
     return { secret, otpauth_uri: uri, recovery_codes: codes };
@@ -66,11 +64,7 @@ export class AccountMfaService {
   /** TOTP is on from now; every other session of the account ends. */
   async confirm(principal: Principal, otp: string, client: ClientInfo): Promise<void> {
     const ended = await this.dataSource.transaction(async (manager) => {
-      const [row] = await manager.query<Array<{ pending: boolean; on: boolean }>>(
-        `SELECT totp_secret IS NOT NULL AS pending, totp_enabled_at IS NOT NULL AS on FROM employee
-          WHERE id = $1 FOR UPDATE`,
-        [principal.employeeId],
-      );
+      const row = await lockTotpState(manager, principal.employeeId);
       if (!row?.pending || row.on) {
         throw ApiError.validation('There is no TOTP set-up to confirm; start one first', [
           { field: 'otp', message: 'no TOTP set-up is waiting for confirmation' },
@@ -78,7 +72,7 @@ export class AccountMfaService {
       }
       if (!(await this.secondFactor.useOtp(principal.employeeId, otp, manager))) throw otpInvalid();
       const now = this.clock.now();
-      await manager.query('UPDATE employee SET totp_enabled_at = $2 WHERE id = $1', [principal.employeeId, now]);
+      await enableTotp(manager, principal.employeeId, now);
       const sessions = await endSessionsOf(manager, principal.employeeId, now, 'mfa_enabled', principal.sessionId);
       await this.audit.recordForAccount(
         manager,
@@ -92,7 +86,7 @@ export class AccountMfaService {
 
   /** Needs the password and a current code from the app. */
   async disable(principal: Principal, currentPassword: string, otp: string, client: ClientInfo): Promise<void> {
-    const employee = await this.login.checkCredentials(principal.employee.email, currentPassword, client);
+    const employee = await this.accounts.checkCredentials(principal.employee.email, currentPassword, client);
     if (employee.totpEnabledAt === null) {
       throw ApiError.validation('TOTP is not on for this account', [{ field: 'otp', message: 'TOTP is not on' }]);
     }
@@ -123,10 +117,7 @@ export class AccountMfaService {
   }
 
   private async turnOff(manager: EntityManager, employeeId: number): Promise<void> {
-    await manager.query(
-      'UPDATE employee SET totp_secret = NULL, totp_enabled_at = NULL, totp_last_step = NULL WHERE id = $1',
-      [employeeId],
-    );
+    await clearTotp(manager, employeeId);
     await manager.query('DELETE FROM recovery_code WHERE employee_id = $1', [employeeId]);
   }
 

@@ -10,7 +10,7 @@ import {
 import { ErrorBodySchema } from '../common/errors/error-body.schema';
 import { NO_STORE_HEADERS, NoStore } from '../common/http/no-store';
 import { Client, type ClientInfo } from '../common/http/client-info';
-import { Public } from './auth.decorator';
+import { Public } from '../auth/auth.decorator';
 import { CredentialsDto, LoginDto } from './dto/credentials.dto';
 import { CompanyListDto, LoginResultDto } from './dto/login-result.dto';
 import { LoginService } from './login.service';
@@ -24,7 +24,7 @@ const FAILED_LOGINS = {
 /** The two-step login; part of the `users` API group, as the source's paths say. */
 @ApiTags('users: authentication')
 @Controller({ path: 'users', version: '1' })
-export class AuthController {
+export class LoginController {
   constructor(private readonly login: LoginService) {}
 
   @Post('authenticateinit')

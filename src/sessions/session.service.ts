@@ -1,16 +1,17 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ANONYMOUS, OPERATOR, requestContext } from '../../audit/audit-actor';
-import type { AuditEventInput } from '../../audit/audit-event';
-import { AuditRecorder } from '../../audit/audit-recorder.service';
-import { Clock } from '../../common/clock/clock';
-import { ApiError } from '../../common/errors/api-error';
-import { ErrorCode } from '../../common/errors/error-codes';
-import type { ClientInfo } from '../../common/http/client-info';
-import { RevocationBus } from '../../revocation/revocation-bus';
-import type { Principal } from '../credentials/principal';
-import { sha256Hex } from '../credentials/sha256';
-import { SESSION_MAX_AGE_MS } from '../tokens/token-lifetime';
+import { ANONYMOUS, OPERATOR, requestContext } from '../audit/audit-actor';
+import type { AuditEventInput } from '../audit/audit-event';
+import { AuditRecorder } from '../audit/audit-recorder.service';
+import { Clock } from '../common/clock/clock';
+import { ApiError } from '../common/errors/api-error';
+import { ErrorCode } from '../common/errors/error-codes';
+import type { ClientInfo } from '../common/http/client-info';
+import { employeeJoin } from '../employee/employee-sql';
+import { RevocationBus } from '../revocation/revocation-bus';
+import type { Principal } from '../auth/credentials/principal';
+import { sha256Hex } from '../auth/credentials/sha256';
+import { SESSION_MAX_AGE_MS } from './token-lifetime';
 import { IssuedToken } from './issued-token.entity';
 import type { LoginResult } from './login-result';
 import { LoginSession, type SessionEndReason } from './login-session.entity';
@@ -186,8 +187,8 @@ export class SessionService {
         `WITH ended AS (
            UPDATE login_session SET ended_at = $2, end_reason = $3
             WHERE id = $1 AND ended_at IS NULL RETURNING company_id, employee_id)
-         SELECT ended.company_id, ended.employee_id, employee.email
-           FROM ended JOIN employee ON employee.id = ended.employee_id`,
+         SELECT ended.company_id, ended.employee_id, e.email
+           FROM ended ${employeeJoin('e', 'ended.employee_id')}`,
         [sessionId, now, reason],
       );
       await this.issuer.revoke(manager, { sessionId }, 'session_revoked', now);

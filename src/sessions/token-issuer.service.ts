@@ -2,9 +2,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import type { EntityManager } from 'typeorm';
-import { sha256Hex } from '../credentials/sha256';
-import { JwtKeyRing } from '../tokens/jwt-key-ring';
-import { tokenExpiresAt } from '../tokens/token-lifetime';
+import { sha256Hex } from '../auth/credentials/sha256';
+import { JwtKeyRing } from '../auth/credentials/jwt-key-ring';
+import { tokenExpiresAt } from './token-lifetime';
 import { IssuedToken, type TokenRevokeReason } from './issued-token.entity';
 import type { LoginSession } from './login-session.entity';
 

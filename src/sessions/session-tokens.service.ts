@@ -1,16 +1,16 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, IsNull } from 'typeorm';
-import { requestContext } from '../../audit/audit-actor';
-import { AuditRecorder } from '../../audit/audit-recorder.service';
-import { Clock } from '../../common/clock/clock';
-import { ApiError } from '../../common/errors/api-error';
-import { ErrorCode } from '../../common/errors/error-codes';
-import type { ClientInfo } from '../../common/http/client-info';
-import { RevocationBus } from '../../revocation/revocation-bus';
-import type { Principal } from '../credentials/principal';
+import { requestContext } from '../audit/audit-actor';
+import { AuditRecorder } from '../audit/audit-recorder.service';
+import { Clock } from '../common/clock/clock';
+import { ApiError } from '../common/errors/api-error';
+import { ErrorCode } from '../common/errors/error-codes';
+import type { ClientInfo } from '../common/http/client-info';
+import { RevocationBus } from '../revocation/revocation-bus';
+import type { Principal } from '../auth/credentials/principal';
 import { type LoginResult, toLoginResult } from './login-result';
 import { LoginSession } from './login-session.entity';
-import { findSessionMember } from './session-member';
+import { findMember } from '../membership/membership-records';
 import { TokenIssuer } from './token-issuer.service';
 
 const blacklisted = (message: string) => new ApiError(ErrorCode.JwtBlacklisted, HttpStatus.BAD_REQUEST, message);
@@ -36,7 +36,7 @@ export class SessionTokens {
   async switchCompany(principal: Principal, companyId: number, client: ClientInfo): Promise<LoginResult> {
     const now = this.clock.now();
     const result = await this.dataSource.transaction(async (manager) => {
-      const member = await findSessionMember(manager, principal.employeeId, companyId);
+      const member = await findMember(manager, principal.employeeId, companyId);
       if (!member) {
         throw new ApiError(
           ErrorCode.CompanyNotMember,
@@ -75,7 +75,7 @@ export class SessionTokens {
    * refused as blacklisted when the account no longer belongs to the company.
    */
   async renew(manager: EntityManager, session: LoginSession, now: Date): Promise<LoginResult> {
-    const member = await findSessionMember(manager, session.employeeId, session.companyId);
+    const member = await findMember(manager, session.employeeId, session.companyId);
     if (!member) throw blacklisted('The account no longer belongs to this company.');
     const pair = await this.issuer.issue(manager, session, session.companyId, now);
     return toLoginResult(pair, session, member.company, member.employee);
