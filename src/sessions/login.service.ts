@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { HttpStatus, Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { AuditRecorder } from '../audit/audit-recorder.service';
 import { AccountCheck } from '../auth/account-check.service';
 import type { SecondFactorInput } from '../auth/mfa/second-factor.service';
@@ -9,11 +9,11 @@ import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import type { ClientInfo } from '../common/http/client-info';
 import { AppMetrics } from '../common/metrics/app-metrics';
-import { companyRef } from '../company/company-records';
 import type { Employee } from '../employee/employee.entity';
 import { MembershipService } from '../membership/membership.service';
 import { type LoginResult, toLoginResult } from './login-result';
-import { LoginSession } from './login-session.entity';
+import type { LoginSession } from './login-session.entity';
+import { SessionStore } from './session-store';
 import { TokenIssuer } from './token-issuer.service';
 
 /**
@@ -23,7 +23,7 @@ import { TokenIssuer } from './token-issuer.service';
 @Injectable()
 export class LoginService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly store: SessionStore,
     private readonly accounts: AccountCheck,
     private readonly memberships: MembershipService,
     private readonly issuer: TokenIssuer,
@@ -64,9 +64,7 @@ export class LoginService {
         'The account does not belong to this company.',
       );
     }
-    const result = await this.dataSource.transaction((manager) =>
-      this.openSession(manager, employee, companyId, client),
-    );
+    const result = await this.store.transaction((manager) => this.openSession(manager, employee, companyId, client));
     this.metrics.login('success');
     return result;
   }
@@ -82,8 +80,8 @@ export class LoginService {
     client: ClientInfo,
   ): Promise<LoginResult> {
     const now = this.clock.now();
-    const company = await companyRef(manager, companyId);
-    const session = manager.create(LoginSession, {
+    const company = await this.store.company(manager, companyId);
+    const session: LoginSession = {
       id: randomUUID(),
       employeeId: employee.id,
       companyId,
@@ -93,8 +91,8 @@ export class LoginService {
       userAgent: client.userAgent?.slice(0, 512) ?? null,
       endedAt: null,
       endReason: null,
-    });
-    await manager.insert(LoginSession, session);
+    };
+    await this.store.insertSession(manager, session);
     const pair = await this.issuer.issue(manager, session, companyId, now);
     await this.audit.record(manager, {
       type: 'login.succeeded',

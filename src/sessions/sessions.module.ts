@@ -7,6 +7,7 @@ import { CompanySwitchService } from './company-switch.service';
 import { JwtStrategy } from './jwt.strategy';
 import { LoginController } from './login.controller';
 import { LoginService } from './login.service';
+import { SessionStore, TypeOrmSessionStore } from './session-store';
 import { SessionTokens } from './session-tokens.service';
 import { SessionService } from './session.service';
 import { SessionsController } from './sessions.controller';
@@ -21,7 +22,15 @@ import { TokenIssuer } from './token-issuer.service';
 @Module({
   imports: [JwtModule.register({}), AuthModule, MembershipModule],
   controllers: [CompanySwitchController, LoginController, SessionsController],
-  providers: [JwtStrategy, TokenIssuer, SessionTokens, SessionService, LoginService, CompanySwitchService],
+  providers: [
+    { provide: SessionStore, useClass: TypeOrmSessionStore },
+    JwtStrategy,
+    TokenIssuer,
+    SessionTokens,
+    SessionService,
+    LoginService,
+    CompanySwitchService,
+  ],
   exports: [SessionService, LoginService],
 })
 export class SessionsModule {}
