@@ -17,7 +17,7 @@ const { randomBytes } = require('node:crypto');
 require('reflect-metadata');
 const { Client } = require('pg');
 const { DataSource } = require('typeorm');
-const { AuditRetention } = require('../dist/src/audit-events/audit-retention.service');
+const { AuditRetention } = require('../dist/src/audit/audit-retention.service');
 const { SystemClock } = require('../dist/src/common/clock/clock');
 const { loadConfig } = require('../dist/src/config/app-config');
 const { buildDataSourceOptions } = require('../dist/src/database/data-source-options');

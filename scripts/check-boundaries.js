@@ -12,6 +12,7 @@
 const { execFileSync } = require('node:child_process');
 const { existsSync, readFileSync } = require('node:fs');
 const { join } = require('node:path');
+const { folderCycles, tablesOutsideOwner } = require('./table-owners');
 
 const MAX_LINES = 250;
 
@@ -40,7 +41,8 @@ function folderOf(file) {
   return parts[0] === 'src' && parts.length > 2 ? `src/${parts[1]}` : null;
 }
 
-function mutualFolders(modules) {
+/** `from to` for every import from one folder of src/ into another, unit specs left out. */
+function folderEdges(modules) {
   const edges = new Set();
   for (const module of modules) {
     // A unit spec beside the code is a test, not part of the folder's dependencies.
@@ -51,6 +53,10 @@ function mutualFolders(modules) {
       if (from && to && from !== to) edges.add(`${from} ${to}`);
     }
   }
+  return edges;
+}
+
+function mutualFolders(edges) {
   return [...edges]
     .map((edge) => edge.split(' '))
     .filter(([a, b]) => a < b && edges.has(`${b} ${a}`))
@@ -76,12 +82,16 @@ function main() {
   const paths = ['src', 'admin/src'].filter((path) => existsSync(path));
   const { modules, summary } = cruise(paths);
   const long = longFiles(modules);
-  const mutual = mutualFolders(modules);
+  const edges = folderEdges(modules);
+  const mutual = mutualFolders(edges);
+  const folderLoops = folderCycles(edges).map((cycle) => `no-folder-cycle: ${cycle.join(' → ')}`);
+  const tables = tablesOutsideOwner(modules.map((module) => module.source).filter((file) => existsSync(file)));
   const rules = ruleViolations(summary);
   const cycles = rules.filter((line) => line.startsWith('no-circular:'));
-  const all = [...rules, ...mutual, ...long];
+  const all = [...rules, ...mutual, ...folderLoops, ...tables, ...long];
   console.log(
     `files over ${MAX_LINES} lines: ${long.length}, folder pairs importing each other: ${mutual.length}, ` +
+      `folder cycles (any length): ${folderLoops.length}, tables named outside their owner: ${tables.length}, ` +
       `cycles: ${cycles.length}, other import rule violations: ${rules.length - cycles.length} ` +
       `(${summary.totalCruised} files, ${summary.totalDependenciesCruised} imports)`,
   );

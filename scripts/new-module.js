@@ -123,4 +123,4 @@ insertLine(
 );
 console.log('  registered in src/database/entities.ts, src/database/migrations/index.ts, src/app.module.ts,');
 console.log('  src/permissions/permission.ts, src/app-routes.spec.ts, README.md');
-console.log('Next: docs/adding-a-feature-module.md, "After the generator".');
+console.log('Next: docs/adding-a-feature-module.md, "2. Make it yours".');

@@ -3,7 +3,7 @@ import { describeRule, routeRules } from '../test/support/route-rules';
 /**
  * Every route's access rule and rate-limit rule, read from the decorators without a database or an app. A new
  * route, or a changed rule, changes this table: review the line, then update it here in the same commit.
- * (The working-company switch also has its own 10 per 60 s per employee, enforced by WorkingCompanyService.)
+ * (The working-company switch also has its own 10 per 60 s per employee, enforced by CompanySwitchService.)
  */
 const EXPECTED = `
 DELETE /v1/apikeys/:id                         permission apikeys:manage, JWT only      apikeys: 3 per 3 s

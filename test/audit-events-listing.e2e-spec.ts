@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import type { AuditEventInput } from '../src/audit/audit-event';
 import { AuditRecorder } from '../src/audit/audit-recorder.service';
-import { AuditRetention } from '../src/audit-events/audit-retention.service';
+import { AuditRetention } from '../src/audit/audit-retention.service';
 import { AppMetrics } from '../src/common/metrics/app-metrics';
 import { currentTestDatabase } from './support/databases';
 import { expectError, expectInvalid } from './support/expectations';

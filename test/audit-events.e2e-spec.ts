@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import type { AuditEventJson } from '../src/audit/audit-event-json';
-import { AuditEventsService } from '../src/audit-events/audit-events.service';
+import { AuditEventsService } from '../src/audit/audit-events.service';
 import { AppMetrics } from '../src/common/metrics/app-metrics';
 import { currentTestDatabase } from './support/databases';
 import { type Account, authed, createAccount, createCompanies } from './support/fixtures';

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { removeMembership } from '../src/membership/membership-removal';
+import { removeMember } from '../src/users/member-removal';
 import { authed, createAccount, createCompanies, login, type LoginBody } from './support/fixtures';
 import { expectError } from './support/expectations';
 import { startTestApp, type TestApp } from './support/test-app';
@@ -49,7 +49,7 @@ describe('company switch races', () => {
     await removal.startTransaction();
     let switched: Promise<{ status: number; body: unknown }> | undefined;
     try {
-      expect(await removeMembership(removal.manager, account.id, beta.id, new Date())).not.toBeNull();
+      expect(await removeMember(removal.manager, account.id, beta.id, new Date())).not.toBeNull();
       let settled = false;
       switched = switchTo(session, beta.id).then((res) => {
         settled = true;

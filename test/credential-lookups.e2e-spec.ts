@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { Response } from 'supertest';
-import { ApiKeyStrategy } from '../src/auth/strategies/api-key.strategy';
+import { ApiKeyStrategy } from '../src/api-keys/api-key.strategy';
 import type { LookUpResult } from '../src/auth/credentials/credential-strategy';
-import { JwtStrategy } from '../src/auth/strategies/jwt.strategy';
+import { JwtStrategy } from '../src/sessions/jwt.strategy';
 import { QueryCounter } from '../src/database/query-counter';
 import { type Account, createAccount, createCompanies, login, type LoginBody } from './support/fixtures';
 import { ManualClock } from './support/manual-clock';

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Response } from 'supertest';
 import type Test from 'supertest/lib/test';
 import { DataSource } from 'typeorm';
-import { LoginSession } from '../src/auth/sessions/login-session.entity';
+import { LoginSession } from '../src/sessions/login-session.entity';
 import { ManualClock } from './support/manual-clock';
 import { EmployeeService } from '../src/employee/employee.service';
 import { MemoryRateLimitStorage } from '../src/counters/memory-rate-limit.storage';

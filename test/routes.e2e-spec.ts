@@ -46,7 +46,7 @@ describe('every route declares its access rule', () => {
   it('finds the application routes', () => {
     const names = routes().map((r) => r.route);
     expect(names).toEqual(
-      expect.arrayContaining(['AuthController.authenticateFinish', 'UsersController.me', 'HealthController.check']),
+      expect.arrayContaining(['LoginController.authenticateFinish', 'UsersController.me', 'HealthController.check']),
     );
   });
 

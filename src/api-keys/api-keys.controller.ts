@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorator';
-import { CredentialService } from '../auth/credentials/credential.service';
+import { isUuid } from '../common/http/uuid';
 import type { Principal } from '../auth/credentials/principal';
 import { ApiError } from '../common/errors/api-error';
 import { Client, type ClientInfo } from '../common/http/client-info';
@@ -45,7 +45,7 @@ export class ApiKeysController {
     @Param('id') id: string,
     @Client() client: ClientInfo,
   ): Promise<void> {
-    if (!CredentialService.isUuid(id)) throw ApiError.notFound('No such API key.');
+    if (!isUuid(id)) throw ApiError.notFound('No such API key.');
     await this.apiKeys.revoke(principal, id, client);
   }
 }

@@ -1,11 +1,13 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
+import { ApiKeyStrategy } from './api-key.strategy';
 import { ApiKeysController } from './api-keys.controller';
 import { ApiKeysService } from './api-keys.service';
 
 @Module({
   imports: [AuthModule],
   controllers: [ApiKeysController],
-  providers: [ApiKeysService],
+  // The strategy adds itself to auth's credential strategies.
+  providers: [ApiKeysService, ApiKeyStrategy],
 })
 export class ApiKeysModule {}

@@ -1,6 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { employeeJoin, innerJoinEmployee } from '../employee/employee-sql';
+import { membershipJoin } from '../membership/membership-sql';
 import { requestContext } from '../audit/audit-actor';
 import { AuditRecorder } from '../audit/audit-recorder.service';
 import { sha256Hex } from '../auth/credentials/sha256';
@@ -11,7 +13,6 @@ import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import type { ClientInfo } from '../common/http/client-info';
 import { escapeLike, type Page, toPage } from '../common/http/pagination';
-import { Employee } from '../employee/employee.entity';
 import { grantableBy } from '../permissions/grantable';
 import { coversAll, type Grant } from '../permissions/permission';
 import { ApiKey } from './api-key.entity';
@@ -63,10 +64,11 @@ export class ApiKeysService {
   }
 
   async list(companyId: number, query: ApiKeyListQueryDto): Promise<Page<ApiKeyDto>> {
-    const builder = this.dataSource
-      .getRepository(ApiKey)
-      .createQueryBuilder('key')
-      .innerJoin(Employee, 'owner', 'owner.id = key.employeeId')
+    const builder = innerJoinEmployee(
+      this.dataSource.getRepository(ApiKey).createQueryBuilder('key'),
+      'owner',
+      'owner.id = key.employeeId',
+    )
       .select(['key.id', 'key.keyId', 'key.name', 'key.permissions', 'key.createdAt', 'key.lastUsedAt'])
       .addSelect(['owner.id', 'owner.email'])
       .where('key.companyId = :companyId AND key.revokedAt IS NULL', { companyId });
@@ -97,11 +99,10 @@ export class ApiKeysService {
       // The owner's permissions now, not the key's: revoking must not be a way to act against someone who
       // holds more. The row lock keeps a concurrent permission change from slipping between check and update.
       const [owner] = await manager.query<Array<{ permissions: Grant[] | null }>>(
-        `SELECT membership.permissions FROM api_key
-           LEFT JOIN membership ON membership.employee_id = api_key.employee_id
-                               AND membership.company_id = api_key.company_id
-          WHERE api_key.id = $1 AND api_key.company_id = $2 AND api_key.revoked_at IS NULL
-          FOR UPDATE OF api_key`,
+        `SELECT m.permissions FROM api_key k
+           ${membershipJoin('m', 'k.employee_id', 'k.company_id', 'LEFT JOIN')}
+          WHERE k.id = $1 AND k.company_id = $2 AND k.revoked_at IS NULL
+          FOR UPDATE OF k`,
         [id, principal.companyId],
       );
       if (!owner) throw ApiError.notFound('No such API key.');
@@ -116,8 +117,8 @@ export class ApiKeysService {
         `WITH revoked AS (
            UPDATE api_key SET revoked_at = $3 WHERE id = $1 AND company_id = $2 AND revoked_at IS NULL
            RETURNING name, key_id, employee_id)
-         SELECT revoked.name, revoked.key_id, employee.email
-           FROM revoked JOIN employee ON employee.id = revoked.employee_id`,
+         SELECT revoked.name, revoked.key_id, e.email
+           FROM revoked ${employeeJoin('e', 'revoked.employee_id')}`,
         [id, principal.companyId, this.clock.now()],
       );
       if (revoked.length !== 1) throw ApiError.notFound('No such API key.');

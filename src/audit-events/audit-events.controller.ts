@@ -2,8 +2,8 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorator';
 import type { Principal } from '../auth/credentials/principal';
-import { AuditEventsService } from './audit-events.service';
-import { AuditEventPageDto, AuditEventQueryDto } from './dto/audit-events.dto';
+import { AuditEventsService } from '../audit/audit-events.service';
+import { AuditEventPageDto, AuditEventQueryDto } from '../audit/dto/audit-events.dto';
 
 @ApiTags('auditevents')
 @Controller({ path: 'auditevents', version: '1' })

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuditEventsController } from './audit-events.controller';
-import { AuditEventsService } from './audit-events.service';
-import { AuditRetention, AuditRetentionSchedule } from './audit-retention.service';
+import { AuditEventsService } from '../audit/audit-events.service';
+import { AuditRetention, AuditRetentionSchedule } from '../audit/audit-retention.service';
 
 /** `GET /v1/auditevents` and the audit trail's retention (the recorder itself is in src/audit). */
 @Module({

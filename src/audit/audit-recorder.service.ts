@@ -1,5 +1,7 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DataSource, type EntityManager, type EntitySubscriberInterface, type QueryRunner } from 'typeorm';
+import { employeeFrom } from '../employee/employee-sql';
+import { membershipJoin } from '../membership/membership-sql';
 import { Clock } from '../common/clock/clock';
 import { APP_LOGGER } from '../common/logging/logging.module';
 import type { AppLogger } from '../common/logging/logger';
@@ -138,7 +140,7 @@ export class AuditRecorder implements OnModuleInit {
         `INSERT INTO audit_events (${COLUMNS.join(', ')})
          SELECT m.company_id, $1::timestamptz, $2, $3, $4, $5, 'employee', e.id::text, e.email, $6::uuid, $7, $8,
                 $9::jsonb
-           FROM employee e JOIN membership m ON m.employee_id = e.id
+           ${employeeFrom('e')} ${membershipJoin('m', 'e.id', null)}
           WHERE ${match}
          RETURNING id, company_id, subject_id, subject_email`,
         [

@@ -1,60 +1,42 @@
 import { Module } from '@nestjs/common';
-import { JwtModule } from '@nestjs/jwt';
 import { AppConfig } from '../config/app-config';
 import { EmployeeModule } from '../employee/employee.module';
-import { MembershipModule } from '../membership/membership.module';
 import { RevocationModule } from '../revocation/revocation.module';
-import { AuthController } from './auth.controller';
+import { AccountCheck } from './account-check.service';
 import { AuthGuard } from './auth.guard';
+import { CREDENTIAL_STRATEGIES, type CredentialStrategy } from './credentials/credential-strategy';
 import { CredentialService } from './credentials/credential.service';
+import { JwtKeyRing } from './credentials/jwt-key-ring';
 import { UsageRecorder } from './credentials/usage-recorder';
-import { LoginService } from './login.service';
 import { SecondFactorService } from './mfa/second-factor.service';
 import { TotpSecretBox } from './mfa/totp-secret-box';
-import { SessionService } from './sessions/session.service';
-import { SessionTokens } from './sessions/session-tokens.service';
-import { TokenIssuer } from './sessions/token-issuer.service';
-import { ApiKeyStrategy } from './strategies/api-key.strategy';
-import { CREDENTIAL_STRATEGIES } from './credentials/credential-strategy';
-import { JwtStrategy } from './strategies/jwt.strategy';
-import { JwtKeyRing } from './tokens/jwt-key-ring';
 
 /**
- * Staff credentials: the two-step login, login sessions with their issued tokens (refresh rotation, the company
- * switch's token exchange, logout, revocation), the credential strategies (JWT, API key) behind
- * CredentialService, and the guard every route goes through. Revocations travel on the RevocationModule's bus,
- * re-exported here for the modules that revoke.
+ * Checking credentials: an account's (e-mail, password, second factor, under the e-mail's lock) and a request's
+ * (CredentialService over the strategies that src/sessions/ and src/api-keys/ add), the guard every route goes
+ * through, and the keys JWTs are signed with. Login sessions are src/sessions/. Revocations travel on the
+ * RevocationModule's bus, re-exported here for the modules that revoke.
  */
 @Module({
-  imports: [JwtModule.register({}), EmployeeModule, MembershipModule, RevocationModule],
-  controllers: [AuthController],
+  imports: [EmployeeModule, RevocationModule],
   providers: [
     { provide: JwtKeyRing, inject: [AppConfig], useFactory: (config: AppConfig) => JwtKeyRing.fromConfig(config) },
     { provide: TotpSecretBox, inject: [JwtKeyRing], useFactory: (ring: JwtKeyRing) => new TotpSecretBox(ring) },
+    // Filled by the strategies themselves as their modules create them (see CREDENTIAL_STRATEGIES).
+    { provide: CREDENTIAL_STRATEGIES, useFactory: (): CredentialStrategy[] => [] },
     SecondFactorService,
-    ApiKeyStrategy,
-    JwtStrategy,
-    {
-      // Asked in this order; a new credential kind is one more class here.
-      provide: CREDENTIAL_STRATEGIES,
-      inject: [ApiKeyStrategy, JwtStrategy],
-      useFactory: (apiKey: ApiKeyStrategy, jwt: JwtStrategy) => [apiKey, jwt],
-    },
     CredentialService,
     UsageRecorder,
-    TokenIssuer,
-    SessionTokens,
-    SessionService,
-    LoginService,
+    AccountCheck,
     AuthGuard,
   ],
   exports: [
     RevocationModule,
     AuthGuard,
     CredentialService,
-    SessionTokens,
-    SessionService,
-    LoginService,
+    CREDENTIAL_STRATEGIES,
+    JwtKeyRing,
+    AccountCheck,
     SecondFactorService,
     TotpSecretBox,
   ],

@@ -1,8 +1,8 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { AuditEventsService } from '../audit-events/audit-events.service';
-import { AuditRetention } from '../audit-events/audit-retention.service';
-import { CredentialService } from '../auth/credentials/credential.service';
-import { SessionService } from '../auth/sessions/session.service';
+import { AuditEventsService } from '../audit/audit-events.service';
+import { AuditRetention } from '../audit/audit-retention.service';
+import { isUuid } from '../common/http/uuid';
+import { SessionService } from '../sessions/session.service';
 import { CompanyService } from '../company/company.service';
 import { EmployeeService } from '../employee/employee.service';
 import { parseGrants } from '../permissions/permission';
@@ -156,7 +156,7 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
     summary: 'end a login session; its tokens are blacklisted',
     flags: { required: ['id'] },
     check(flags) {
-      if (!CredentialService.isUuid(flags.id.trim().toLowerCase())) {
+      if (!isUuid(flags.id.trim().toLowerCase())) {
         throw new UsageError(`--id must be a session id (a UUID), got "${flags.id}"`);
       }
     },

@@ -6,11 +6,12 @@ import { RevocationBus } from '../revocation/revocation-bus';
 import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
 import { EmployeeService, assertAcceptablePassword, normalizeEmail } from '../employee/employee.service';
+import { setPasswordHash } from '../employee/employee-records';
 import { PasswordHasher } from '../employee/password-hasher';
-import { removeMembership } from '../membership/membership-removal';
 import { MembershipService } from '../membership/membership.service';
 import type { Grant } from '../permissions/permission';
-import { endSessionsOf } from '../auth/sessions/end-sessions';
+import { endSessionsOf } from '../sessions/end-sessions';
+import { removeMember } from '../users/member-removal';
 
 export interface MembershipView {
   employee_id: number;
@@ -81,7 +82,7 @@ export class OperatorActionsService {
     if (!employee) throw ApiError.notFound(`no employee has the e-mail ${normalizeEmail(email)}`);
     const now = this.clock.now();
     await this.dataSource.transaction(async (manager) => {
-      const removed = await removeMembership(manager, employee.id, companyId, now);
+      const removed = await removeMember(manager, employee.id, companyId, now);
       if (!removed) throw ApiError.notFound(`${employee.email} is not a member of company ${companyId}`);
       await this.audit.record(manager, {
         type: 'membership.removed',
@@ -104,11 +105,7 @@ export class OperatorActionsService {
     const passwordHash = await this.hasher.hash(password);
     const now = this.clock.now();
     const ended = await this.dataSource.transaction(async (manager) => {
-      await manager.query('UPDATE employee SET password_hash = $2, updated_at = $3 WHERE id = $1', [
-        employee.id,
-        passwordHash,
-        now,
-      ]);
+      await setPasswordHash(manager, employee.id, passwordHash, now);
       const sessions = await endSessionsOf(manager, employee.id, now, 'password_changed');
       // In every company of the account: each one's administrators see that its sessions were ended.
       await this.audit.recordForAccount(

@@ -4,12 +4,13 @@ import { AuthModule } from '../auth/auth.module';
 import { CompanyModule } from '../company/company.module';
 import { EmployeeModule } from '../employee/employee.module';
 import { MembershipModule } from '../membership/membership.module';
+import { SessionsModule } from '../sessions/sessions.module';
 import { OperatorActionsService } from './operator-actions.service';
 import { OperatorSocketServer } from './operator-socket.server';
 
 /** The service's side of the CLI on the embedded database: what the commands need, and the socket. */
 @Module({
-  imports: [AuthModule, CompanyModule, EmployeeModule, MembershipModule, AuditEventsModule],
+  imports: [AuthModule, SessionsModule, CompanyModule, EmployeeModule, MembershipModule, AuditEventsModule],
   providers: [OperatorActionsService, OperatorSocketServer],
 })
 export class OperatorSocketModule {}

@@ -1,16 +1,15 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuthModule } from '../auth/auth.module';
 import { Company } from './company.entity';
 import { CompanyService } from './company.service';
-import { WorkingCompanyController } from './working-company.controller';
-import { WorkingCompanyService } from './working-company.service';
 
-/** Companies, and the working-company switch of a login session (with the switcher's company list). */
+/**
+ * Companies: the table and its operations (company-records.ts for other folders' transactions). The working
+ * company of a login session is the session's (src/sessions/).
+ */
 @Module({
-  imports: [TypeOrmModule.forFeature([Company]), AuthModule],
-  controllers: [WorkingCompanyController],
-  providers: [CompanyService, WorkingCompanyService],
+  imports: [TypeOrmModule.forFeature([Company])],
+  providers: [CompanyService],
   exports: [CompanyService],
 })
 export class CompanyModule {}

@@ -15,17 +15,6 @@ export class CompanyService {
     return this.companies.findOneBy({ id });
   }
 
-  /** The companies an employee belongs to, by name (the membership table is named, not imported: it builds on us). */
-  ofEmployee(employeeId: number): Promise<Company[]> {
-    return this.companies
-      .createQueryBuilder('company')
-      .innerJoin('membership', 'membership', 'membership.company_id = company.id')
-      .where('membership.employee_id = :employeeId', { employeeId })
-      .orderBy('company.name', 'ASC')
-      .addOrderBy('company.id', 'ASC')
-      .getMany();
-  }
-
   count(): Promise<number> {
     return this.companies.count();
   }

@@ -1,7 +1,7 @@
 import { ApiKey } from '../api-keys/api-key.entity';
 import { AuditEvent } from '../audit/audit-event.entity';
-import { LoginSession } from '../auth/sessions/login-session.entity';
-import { IssuedToken } from '../auth/sessions/issued-token.entity';
+import { LoginSession } from '../sessions/login-session.entity';
+import { IssuedToken } from '../sessions/issued-token.entity';
 import { Company } from '../company/company.entity';
 import { Employee } from '../employee/employee.entity';
 import { StoredFile } from '../files/file.entity';

@@ -27,7 +27,7 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorator';
-import { CredentialService } from '../auth/credentials/credential.service';
+import { isUuid } from '../common/http/uuid';
 import type { Principal } from '../auth/credentials/principal';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorBodySchema } from '../common/errors/error-body.schema';
@@ -43,7 +43,7 @@ const NOT_FOUND = 'No such file.';
 
 /** File ids are uuids: anything else names no file, like an id of another company (404, never 400). */
 function fileId(raw: string): string {
-  if (!CredentialService.isUuid(raw)) throw ApiError.notFound(NOT_FOUND);
+  if (!isUuid(raw)) throw ApiError.notFound(NOT_FOUND);
   return raw;
 }
 

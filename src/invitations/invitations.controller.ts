@@ -11,9 +11,9 @@ import {
 } from '@nestjs/swagger';
 import { Auth, CurrentPrincipal, Public } from '../auth/auth.decorator';
 import { ApiFailedLoginLock } from '../auth/login-lock-openapi';
-import { CredentialService } from '../auth/credentials/credential.service';
+import { isUuid } from '../common/http/uuid';
 import type { Principal } from '../auth/credentials/principal';
-import { LoginResultDto } from '../auth/dto/login-result.dto';
+import { LoginResultDto } from '../sessions/dto/login-result.dto';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorBodySchema } from '../common/errors/error-body.schema';
 import { Client, type ClientInfo } from '../common/http/client-info';
@@ -67,7 +67,7 @@ export class InvitationsController {
     @Param('id') id: string,
     @Client() client: ClientInfo,
   ): Promise<void> {
-    if (!CredentialService.isUuid(id)) throw ApiError.notFound('No such open invitation.');
+    if (!isUuid(id)) throw ApiError.notFound('No such open invitation.');
     await this.invitations.revoke(principal, id, client);
   }
 

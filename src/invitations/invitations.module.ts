@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { EmployeeModule } from '../employee/employee.module';
+import { SessionsModule } from '../sessions/sessions.module';
 import { InvitationsController } from './invitations.controller';
 import { InvitationsService } from './invitations.service';
 
 /** Invitations into a company (docs/contract.md): create, list, revoke, accept. */
 @Module({
-  imports: [AuthModule, EmployeeModule],
+  imports: [AuthModule, SessionsModule, EmployeeModule],
   controllers: [InvitationsController],
   providers: [InvitationsService],
 })

@@ -5,14 +5,16 @@ import { requestContext } from '../audit/audit-actor';
 import { AuditRecorder } from '../audit/audit-recorder.service';
 import type { Principal } from '../auth/credentials/principal';
 import { sha256Hex } from '../auth/credentials/sha256';
-import type { LoginResult } from '../auth/sessions/login-result';
-import { LoginService } from '../auth/login.service';
+import type { LoginResult } from '../sessions/login-result';
+import { AccountCheck } from '../auth/account-check.service';
+import { LoginService } from '../sessions/login.service';
 import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import type { ClientInfo } from '../common/http/client-info';
 import { type Page, type PageQueryDto, toPage } from '../common/http/pagination';
 import { EmployeeService, normalizeEmail } from '../employee/employee.service';
+import { addMembership } from '../membership/membership-records';
 import { grantableBy } from '../permissions/grantable';
 import { coversAll, type Grant } from '../permissions/permission';
 import type {
@@ -44,6 +46,7 @@ const invalid = (
 export class InvitationsService {
   constructor(
     private readonly dataSource: DataSource,
+    private readonly accounts: AccountCheck,
     private readonly login: LoginService,
     private readonly employees: EmployeeService,
     private readonly audit: AuditRecorder,
@@ -132,7 +135,7 @@ export class InvitationsService {
     const existing = await this.employees.findByEmail(email);
     // An existing account proves itself exactly as at login (wrong password or code: counted by the lock).
     const employee = existing
-      ? await this.login.verifyAccount(email, input.password, client, {
+      ? await this.accounts.verifyAccount(email, input.password, client, {
           otp: input.otp,
           recovery_code: input.recovery_code,
         })
@@ -149,14 +152,8 @@ export class InvitationsService {
       if (taken.length !== 1) throw invalid();
       const member =
         employee ?? (await this.employees.create({ email, password: input.password, name: input.name }, manager));
-      const inserted = await manager.query<Array<{ employee_id: number }>>(
-        `WITH inserted AS (
-           INSERT INTO membership (employee_id, company_id, permissions) VALUES ($1, $2, $3)
-           ON CONFLICT DO NOTHING RETURNING employee_id)
-         SELECT employee_id FROM inserted`,
-        [member.id, invitation.company_id, invitation.permissions],
-      );
-      if (inserted.length !== 1) throw invalid('This account already belongs to the inviting company.');
+      const added = await addMembership(manager, member.id, invitation.company_id, invitation.permissions);
+      if (!added) throw invalid('This account already belongs to the inviting company.');
       const actor = { kind: 'employee' as const, id: member.id, email: member.email };
       const context = { companyId: invitation.company_id, actor, ip: client.ip, userAgent: client.userAgent };
       const subject = { kind: 'employee' as const, id: member.id, email: member.email };

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { type EntityManager, Repository } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
-import { Company } from '../company/company.entity';
+import { findCompany } from '../company/company-records';
 import { EmployeeService } from '../employee/employee.service';
 import { Membership } from './membership.entity';
 import { type Grant, normalizeGrants } from '../permissions/permission';
@@ -37,7 +37,7 @@ export class MembershipService {
   ): Promise<{ membership: Membership; before: Grant[] | null; email: string }> {
     const employee = await this.employees.findByEmail(email, manager);
     if (!employee) throw ApiError.notFound(`no employee has the e-mail ${email.trim().toLowerCase()}`);
-    const company = await manager.findOneBy(Company, { id: companyId });
+    const company = await findCompany(manager, companyId);
     if (!company) throw ApiError.notFound(`company ${companyId} does not exist`);
     const existing = await manager.findOne(Membership, {
       where: { employeeId: employee.id, companyId: company.id },

@@ -35,6 +35,8 @@ export const PERMISSION_LABELS: Record<Permission, string> = {
 };
 export const ALL_PERMISSIONS = '*';
 export type Grant = Permission | typeof ALL_PERMISSIONS;
+/** Every grant by name, `*` last: the values a request may send (and the OpenAPI enum of such fields). */
+export const GRANT_NAMES = [...PERMISSIONS, ALL_PERMISSIONS];
 
 const KNOWN = new Set<string>([...PERMISSIONS, ALL_PERMISSIONS]);
 

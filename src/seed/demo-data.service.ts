@@ -4,10 +4,10 @@ import { DataSource } from 'typeorm';
 import { APP_LOGGER } from '../common/logging/logging.module';
 import type { AppLogger } from '../common/logging/logger';
 import { AppConfig } from '../config/app-config';
-import { Company } from '../company/company.entity';
-import { Employee } from '../employee/employee.entity';
+import { countCompanies, insertCompanies } from '../company/company-records';
+import { countEmployees, insertEmployee } from '../employee/employee-records';
 import { PasswordHasher } from '../employee/password-hasher';
-import { Membership } from '../membership/membership.entity';
+import { addMembership } from '../membership/membership-records';
 import { ALL_PERMISSIONS } from '../permissions/permission';
 
 const SEED_LOCK_KEY = 7_341_920_554;
@@ -57,17 +57,11 @@ export class DemoDataService implements OnApplicationBootstrap {
     return this.dataSource.transaction(async (manager) => {
       // Instances starting together must not both decide the database is empty.
       await manager.query('SELECT pg_advisory_xact_lock($1)', [SEED_LOCK_KEY]);
-      const existing = (await manager.count(Company)) + (await manager.count(Employee));
+      const existing = (await countCompanies(manager)) + (await countEmployees(manager));
       if (existing > 0) return null;
-      const companies = await manager.save(DEMO_COMPANY_NAMES.map((name) => manager.create(Company, { name })));
-      const owner = await manager.save(
-        manager.create(Employee, { email: DEMO_OWNER_EMAIL, name: 'Demo Owner', passwordHash }),
-      );
-      await manager.save(
-        companies.map((company) =>
-          manager.create(Membership, { employeeId: owner.id, companyId: company.id, permissions: [ALL_PERMISSIONS] }),
-        ),
-      );
+      const companies = await insertCompanies(manager, DEMO_COMPANY_NAMES);
+      const owner = await insertEmployee(manager, { email: DEMO_OWNER_EMAIL, name: 'Demo Owner', passwordHash });
+      for (const company of companies) await addMembership(manager, owner.id, company.id, [ALL_PERMISSIONS]);
       return { email: DEMO_OWNER_EMAIL, password };
     });
   }

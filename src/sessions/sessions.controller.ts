@@ -8,14 +8,14 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import { Auth, CurrentPrincipal, Public } from '../auth/auth.decorator';
-import { CredentialService } from '../auth/credentials/credential.service';
+import { isUuid } from '../common/http/uuid';
 import type { Principal } from '../auth/credentials/principal';
-import { LoginResultDto } from '../auth/dto/login-result.dto';
+import { LoginResultDto } from './dto/login-result.dto';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorBodySchema } from '../common/errors/error-body.schema';
 import { Client, type ClientInfo } from '../common/http/client-info';
 import { RefreshTokenDto, SessionListDto } from './dto/sessions.dto';
-import { SessionService } from '../auth/sessions/session.service';
+import { SessionService } from './session.service';
 import { NO_STORE_HEADERS, NoStore } from '../common/http/no-store';
 
 /** Login sessions after login: refresh rotation, logout, listing and revocation; in the `users` API group. */
@@ -78,7 +78,7 @@ export class SessionsController {
     @Param('id') id: string,
     @Client() client: ClientInfo,
   ): Promise<void> {
-    if (!CredentialService.isUuid(id)) throw ApiError.notFound('No such session.');
+    if (!isUuid(id)) throw ApiError.notFound('No such session.');
     await this.sessions.revokeOwn(principal, id, client);
   }
 }

@@ -1,13 +1,36 @@
 import { Module } from '@nestjs/common';
+import { JwtModule } from '@nestjs/jwt';
 import { AuthModule } from '../auth/auth.module';
+import { MembershipModule } from '../membership/membership.module';
+import { CompanySwitchController } from './company-switch.controller';
+import { CompanySwitchService } from './company-switch.service';
+import { JwtStrategy } from './jwt.strategy';
+import { LoginController } from './login.controller';
+import { LoginService } from './login.service';
+import { SessionStore, TypeOrmSessionStore } from './session-store';
+import { SessionTokens } from './session-tokens.service';
+import { SessionService } from './session.service';
 import { SessionsController } from './sessions.controller';
+import { TokenIssuer } from './token-issuer.service';
 
 /**
- * The routes of login sessions after login (refresh, logout, the caller's session list and revocation). The
- * sessions themselves — entity, refresh rotation, issued tokens — are the AuthModule's (src/auth/sessions/).
+ * Login sessions, from start to end: login (authenticateinit/finish), the issued tokens and their lifetime,
+ * the JWT look-up that enforces it, refresh rotation, the working-company switch with its limit, logout, the
+ * caller's session list and revocation. Owns the login_session and issued_token tables; end-sessions.ts is
+ * how other folders end sessions inside their own transaction.
  */
 @Module({
-  imports: [AuthModule],
-  controllers: [SessionsController],
+  imports: [JwtModule.register({}), AuthModule, MembershipModule],
+  controllers: [CompanySwitchController, LoginController, SessionsController],
+  providers: [
+    { provide: SessionStore, useClass: TypeOrmSessionStore },
+    JwtStrategy,
+    TokenIssuer,
+    SessionTokens,
+    SessionService,
+    LoginService,
+    CompanySwitchService,
+  ],
+  exports: [SessionService, LoginService],
 })
 export class SessionsModule {}

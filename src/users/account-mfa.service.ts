@@ -5,14 +5,18 @@ import { AuditRecorder } from '../audit/audit-recorder.service';
 import type { Principal } from '../auth/credentials/principal';
 import { RevocationBus } from '../revocation/revocation-bus';
 import { sha256Hex } from '../auth/credentials/sha256';
-import { LoginService } from '../auth/login.service';
+import { AccountCheck } from '../auth/account-check.service';
 import { newRecoveryCodes, newTotpSecret, normalizeRecoveryCode } from '../auth/mfa/totp';
 import { TotpSecretBox } from '../auth/mfa/totp-secret-box';
 import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
 import type { ClientInfo } from '../common/http/client-info';
-import { endSessionsOf } from '../auth/sessions/end-sessions';
+import { clearTotp, enableTotp, lockTotpState, startTotp, totpStateOf } from '../employee/employee-totp';
+import { endSessionsOf } from '../sessions/end-sessions';
 import { assertAccountTakeoverAllowed } from './staff-guard';
+
+/** A set-up waiting for its first code: a secret stored, TOTP not on yet. */
+const isPending = (state: { pending: boolean; on: boolean } | undefined) => state?.pending === true && !state.on;
 
 export interface TotpEnrolment {
   secret: string;
@@ -28,7 +32,7 @@ export interface TotpEnrolment {
 export class AccountMfaService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly login: LoginService,
+    private readonly accounts: AccountCheck,
     private readonly box: TotpSecretBox,
     private readonly bus: RevocationBus,
     private readonly audit: AuditRecorder,
@@ -40,7 +44,7 @@ export class AccountMfaService {
    * out). Enrolling again while on is refused: disable first, which needs a code.
    */
   async enrol(principal: Principal, currentPassword: string, client: ClientInfo): Promise<TotpEnrolment> {
-    const employee = await this.login.checkCredentials(principal.employee.email, currentPassword, client);
+    const employee = await this.accounts.checkCredentials(principal.employee.email, currentPassword, client);
     if (employee.totpEnabledAt !== null) {
       throw ApiError.validation('TOTP is already on; turn it off first', [
         { field: 'current_password', message: 'TOTP is already on for this account; turn it off first' },
@@ -49,10 +53,7 @@ export class AccountMfaService {
     const { secret, uri } = newTotpSecret(principal.employee.email);
     const codes = newRecoveryCodes();
     await this.dataSource.transaction(async (manager) => {
-      await manager.query(
-        `UPDATE employee SET totp_secret = $2, totp_last_step = NULL WHERE id = $1 AND totp_enabled_at IS NULL`,
-        [principal.employeeId, this.box.seal(secret)],
-      );
+      await startTotp(manager, principal.employeeId, this.box.seal(secret));
       await this.replaceRecoveryCodes(manager, principal.employeeId, codes);
     });
     return { secret, otpauth_uri: uri, recovery_codes: codes };
@@ -64,13 +65,13 @@ export class AccountMfaService {
       ApiError.validation('There is no TOTP set-up to confirm; start one first', [
         { field: 'otp', message: 'no TOTP set-up is waiting for confirmation' },
       ]);
-    if (!(await this.totpState(this.dataSource.manager, principal.employeeId)).pending) throw noSetUp();
-    await this.login.proveSecondFactor(principal.employee, { otp }, client);
+    if (!isPending(await totpStateOf(this.dataSource.manager, principal.employeeId))) throw noSetUp();
+    await this.accounts.proveSecondFactor(principal.employee, { otp }, client);
     const ended = await this.dataSource.transaction(async (manager) => {
       // Re-read under the row lock: a set-up started again meanwhile is not confirmed by the older code.
-      if (!(await this.totpState(manager, principal.employeeId, true)).pending) throw noSetUp();
+      if (!isPending(await lockTotpState(manager, principal.employeeId))) throw noSetUp();
       const now = this.clock.now();
-      await manager.query('UPDATE employee SET totp_enabled_at = $2 WHERE id = $1', [principal.employeeId, now]);
+      await enableTotp(manager, principal.employeeId, now);
       const sessions = await endSessionsOf(manager, principal.employeeId, now, 'mfa_enabled', principal.sessionId);
       await this.audit.recordForAccount(
         manager,
@@ -84,11 +85,11 @@ export class AccountMfaService {
 
   /** Needs the password and a current code from the app; a wrong code counts as a failed login. */
   async disable(principal: Principal, currentPassword: string, otp: string, client: ClientInfo): Promise<void> {
-    const employee = await this.login.checkCredentials(principal.employee.email, currentPassword, client);
+    const employee = await this.accounts.checkCredentials(principal.employee.email, currentPassword, client);
     if (employee.totpEnabledAt === null) {
       throw ApiError.validation('TOTP is not on for this account', [{ field: 'otp', message: 'TOTP is not on' }]);
     }
-    await this.login.proveSecondFactor(employee, { otp }, client);
+    await this.accounts.proveSecondFactor(employee, { otp }, client);
     await this.dataSource.transaction(async (manager) => {
       await this.turnOff(manager, principal.employeeId);
       await this.audit.recordForAccount(
@@ -114,25 +115,8 @@ export class AccountMfaService {
     });
   }
 
-  /** A set-up waiting for its first code: a secret stored, TOTP not on yet. */
-  private async totpState(
-    manager: EntityManager,
-    employeeId: number,
-    forUpdate = false,
-  ): Promise<{ pending: boolean }> {
-    const [row] = await manager.query<Array<{ pending: boolean }>>(
-      `SELECT totp_secret IS NOT NULL AND totp_enabled_at IS NULL AS pending FROM employee WHERE id = $1` +
-        (forUpdate ? ' FOR UPDATE' : ''),
-      [employeeId],
-    );
-    return { pending: row?.pending === true };
-  }
-
   private async turnOff(manager: EntityManager, employeeId: number): Promise<void> {
-    await manager.query(
-      'UPDATE employee SET totp_secret = NULL, totp_enabled_at = NULL, totp_last_step = NULL WHERE id = $1',
-      [employeeId],
-    );
+    await clearTotp(manager, employeeId);
     await manager.query('DELETE FROM recovery_code WHERE employee_id = $1', [employeeId]);
   }
 

@@ -6,15 +6,17 @@ import { AuditRecorder } from '../audit/audit-recorder.service';
 import type { Principal } from '../auth/credentials/principal';
 import { RevocationBus } from '../revocation/revocation-bus';
 import { sha256Hex } from '../auth/credentials/sha256';
-import { LoginService } from '../auth/login.service';
+import { AccountCheck } from '../auth/account-check.service';
 import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import type { ClientInfo } from '../common/http/client-info';
 import { assertAcceptablePassword, normalizeEmail } from '../employee/employee.service';
+import { setPasswordHash } from '../employee/employee-records';
+import { employeeIdByEmail } from '../employee/employee-sql';
 import { PasswordHasher } from '../employee/password-hasher';
-import type { SessionEndReason } from '../auth/sessions/login-session.entity';
-import { endSessionsOf } from '../auth/sessions/end-sessions';
+import type { SessionEndReason } from '../sessions/login-session.entity';
+import { endSessionsOf } from '../sessions/end-sessions';
 import { assertAccountTakeoverAllowed } from './staff-guard';
 
 /** docs/contract.md: a reset code is valid 24 hours, once. */
@@ -32,7 +34,7 @@ const invalidCode = () =>
 export class AccountPasswordService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly login: LoginService,
+    private readonly accounts: AccountCheck,
     private readonly hasher: PasswordHasher,
     private readonly bus: RevocationBus,
     private readonly audit: AuditRecorder,
@@ -41,7 +43,7 @@ export class AccountPasswordService {
 
   /** A wrong current password is 401 and counts toward the login lock; every other session ends. */
   async change(principal: Principal, current: string, next: string, client: ClientInfo): Promise<void> {
-    await this.login.checkCredentials(principal.employee.email, current, client);
+    await this.accounts.checkCredentials(principal.employee.email, current, client);
     assertAcceptablePassword(next, principal.employee.email, 'new_password');
     const passwordHash = await this.hasher.hash(next);
     const ended = await this.dataSource.transaction(async (manager) => {
@@ -107,7 +109,7 @@ export class AccountPasswordService {
         `WITH used AS (
            UPDATE password_reset SET used_at = $3
             WHERE code_hash = $1 AND used_at IS NULL AND expires_at > $3
-              AND employee_id = (SELECT id FROM employee WHERE lower(email) = $2)
+              AND employee_id = ${employeeIdByEmail('$2')}
             RETURNING employee_id)
          SELECT employee_id FROM used`,
         [sha256Hex(code), normalizeEmail(email), now],
@@ -139,11 +141,7 @@ export class AccountPasswordService {
     { keep = null }: { keep?: string | null },
   ): Promise<string[]> {
     const now = this.clock.now();
-    await manager.query('UPDATE employee SET password_hash = $2, updated_at = $3 WHERE id = $1', [
-      employeeId,
-      passwordHash,
-      now,
-    ]);
+    await setPasswordHash(manager, employeeId, passwordHash, now);
     return endSessionsOf(manager, employeeId, now, reason, keep);
   }
 

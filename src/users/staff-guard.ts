@@ -3,6 +3,8 @@ import type { EntityManager } from 'typeorm';
 import type { Principal } from '../auth/credentials/principal';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-codes';
+import { employeeFrom } from '../employee/employee-sql';
+import { membershipJoin } from '../membership/membership-sql';
 import { coversAll, type Grant } from '../permissions/permission';
 
 export const NO_SUCH_EMPLOYEE = 'No such employee in this company.';
@@ -19,9 +21,9 @@ export async function assertAccountTakeoverAllowed(
   employeeId: number,
 ): Promise<{ email: string }> {
   const rows = await manager.query<Array<{ email: string; company_id: number; permissions: Grant[] }>>(
-    `SELECT employee.email, membership.company_id, membership.permissions
-       FROM employee JOIN membership ON membership.employee_id = employee.id
-      WHERE employee.id = $1 FOR UPDATE OF employee`,
+    `SELECT e.email, m.company_id, m.permissions
+       ${employeeFrom('e')} ${membershipJoin('m', 'e.id', null)}
+      WHERE e.id = $1 FOR UPDATE OF e`,
     [employeeId],
   );
   const here = rows.find((row) => row.company_id === principal.companyId);

@@ -7,7 +7,8 @@ import { RevocationBus } from '../revocation/revocation-bus';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import type { ClientInfo } from '../common/http/client-info';
-import { Membership } from '../membership/membership.entity';
+import { lockCompanyForChange } from '../company/company-records';
+import { countHolders, findMembershipWithEmployee, setPermissions } from '../membership/membership-records';
 import { grantableBy } from '../permissions/grantable';
 import { ALL_PERMISSIONS, coversAll } from '../permissions/permission';
 import type { ReplacePermissionsDto } from './dto/user-permissions.dto';
@@ -49,24 +50,18 @@ export class UserPermissionsService {
     const companyId = principal.companyId;
     const employee = await this.dataSource.transaction(async (manager) => {
       // One change at a time per company: two owners demoting each other at once must not both see the other
-      // as the remaining `*` holder. NO KEY UPDATE still lets rows that reference the company be inserted.
-      await manager.query('SELECT id FROM company WHERE id = $1 FOR NO KEY UPDATE', [companyId]);
-      const membership = await manager.findOne(Membership, {
-        where: { employeeId, companyId },
-        relations: { employee: true },
-      });
+      // as the remaining `*` holder.
+      await lockCompanyForChange(manager, companyId);
+      const membership = await findMembershipWithEmployee(manager, employeeId, companyId);
       if (!membership) throw ApiError.notFound(EMPLOYEE_NOT_FOUND);
       if (!coversAll(principal.permissions, membership.permissions)) {
         throw denied('This employee holds permissions you do not; only someone holding them all can change theirs.');
       }
       if (membership.permissions.includes(ALL_PERMISSIONS) && !permissions.includes(ALL_PERMISSIONS)) {
-        const [{ owners }] = await manager.query(
-          `SELECT count(*)::int AS owners FROM membership WHERE company_id = $1 AND $2 = ANY(permissions)`,
-          [companyId, ALL_PERMISSIONS],
-        );
-        if (owners <= 1) throw denied('The company must keep at least one employee holding `*`.');
+        if ((await countHolders(manager, companyId, ALL_PERMISSIONS)) <= 1)
+          throw denied('The company must keep at least one employee holding `*`.');
       }
-      await manager.update(Membership, { employeeId, companyId }, { permissions });
+      await setPermissions(manager, employeeId, companyId, permissions);
       const before = [...membership.permissions].sort();
       // Setting the same set again changes nothing, and so records nothing.
       if (before.join(',') !== [...permissions].sort().join(',')) {

@@ -8,7 +8,7 @@ import { RevocationBus } from '../revocation/revocation-bus';
 import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-codes';
-import { removeMembership } from '../membership/membership-removal';
+import { removeMember } from './member-removal';
 import { coversAll } from '../permissions/permission';
 
 const denied = (message: string) => new ApiError(ErrorCode.PermissionDenied, HttpStatus.FORBIDDEN, message);
@@ -27,7 +27,7 @@ export class UserRemovalService {
     const companyId = principal.companyId;
     const now = this.clock.now();
     const removed = await this.dataSource.transaction(async (manager) => {
-      const membership = await removeMembership(manager, employeeId, companyId, now, (permissions) => {
+      const membership = await removeMember(manager, employeeId, companyId, now, (permissions) => {
         if (employeeId === principal.employeeId) {
           throw denied('You cannot remove yourself from the company.');
         }

@@ -5,10 +5,10 @@ import { AuditRecorder } from '../audit/audit-recorder.service';
 import type { Principal } from '../auth/credentials/principal';
 import type { ClientInfo } from '../common/http/client-info';
 import { EmployeeService } from '../employee/employee.service';
-import { Membership } from '../membership/membership.entity';
+import { addMembership, pageOfMembers } from '../membership/membership-records';
 import { grantableBy } from '../permissions/grantable';
 import type { Grant } from '../permissions/permission';
-import { escapeLike, type Page, toPage } from '../common/http/pagination';
+import { type Page, toPage } from '../common/http/pagination';
 import type {
   CompanyEmployeeDto,
   CreateEmployeeDto,
@@ -38,24 +38,12 @@ export class UsersService {
   }
 
   async list(companyId: number, query: EmployeeListQueryDto): Promise<Page<ListedEmployeeDto>> {
-    const builder = this.dataSource
-      .getRepository(Membership)
-      .createQueryBuilder('membership')
-      .innerJoinAndSelect('membership.employee', 'employee')
-      .where('membership.companyId = :companyId', { companyId });
-    if (query.q) {
-      builder.andWhere('(employee.email ILIKE :pattern OR employee.name ILIKE :pattern)', {
-        pattern: `%${escapeLike(query.q)}%`,
-      });
-    }
-    if (query.mfa) {
-      builder.andWhere(`employee.totpEnabledAt IS ${query.mfa === 'true' ? 'NOT NULL' : 'NULL'}`);
-    }
-    const [memberships, total] = await builder
-      .orderBy('membership.employeeId', 'ASC')
-      .offset(query.offset)
-      .limit(query.per_page)
-      .getManyAndCount();
+    const [memberships, total] = await pageOfMembers(this.dataSource.manager, companyId, {
+      q: query.q || undefined,
+      mfa: query.mfa,
+      offset: query.offset,
+      limit: query.per_page,
+    });
     const data = memberships.map(({ employee, permissions }) => ({
       id: employee!.id,
       email: employee!.email,
@@ -74,7 +62,7 @@ export class UsersService {
     const permissions = grantableBy(principal, input.permissions, 'You can grant only permissions you hold yourself.');
     return this.dataSource.transaction(async (manager) => {
       const employee = await this.employees.create(input, manager);
-      await manager.insert(Membership, { employeeId: employee.id, companyId: principal.companyId, permissions });
+      await addMembership(manager, employee.id, principal.companyId, permissions);
       const shared = {
         companyId: principal.companyId,
         ...requestContext(principal, client),

@@ -15,7 +15,7 @@ import {
 } from 'class-validator';
 import { PageMetaDto, PageQueryDto } from '../../common/http/pagination';
 import type { Grant } from '../../permissions/permission';
-import { GRANT_NAMES } from '../../users/dto/users.dto';
+import { GRANT_NAMES } from '../../permissions/permission';
 
 export class CreateApiKeyDto {
   @ApiProperty({ example: 'warehouse sync' })

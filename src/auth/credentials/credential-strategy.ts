@@ -14,6 +14,8 @@ export type LookUpResult =
  * no request state; {@link CredentialService} picks the first whose {@link accepts} says yes.
  */
 export interface CredentialStrategy {
+  /** The principals it makes; {@link recordUse} is asked for those. */
+  readonly kind: Principal['kind'];
   /** Whether the `Authorization` value has this kind's form (docs/contract.md: `key:secret` is an API key). */
   accepts(header: string): boolean;
   /**
@@ -23,9 +25,16 @@ export interface CredentialStrategy {
   vouchesFor(header: string): boolean;
   /** Verifies the credential and loads its principal; `headerHash` is the SHA-256 hex of the whole header. */
   lookUp(header: string, headerHash: string): Promise<LookUpResult>;
+  /** Notes that the credential `credentialId` (a session's id for a JWT) was used at `at`, for lists people read. */
+  recordUse(credentialId: string, at: Date): Promise<unknown>;
 }
 
-/** The strategies in the order they are asked; registered by AuthModule. */
+/**
+ * The strategies {@link CredentialService} asks, an array AuthModule provides empty: each strategy adds itself
+ * when its own module (src/sessions/ for JWTs, src/api-keys/ for API keys) creates it, so auth/ imports neither
+ * folder while those own the tables the look-ups read. Their `accepts` never overlap (`key:secret` is an API
+ * key, anything else a JWT), so the order they are added in does not matter.
+ */
 export const CREDENTIAL_STRATEGIES = Symbol('CREDENTIAL_STRATEGIES');
 
 export const NOT_KEPT: LookUpResult = { status: 'not_found', keep: false };

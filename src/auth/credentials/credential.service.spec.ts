@@ -12,12 +12,14 @@ const principal = JWT_PRINCIPAL;
 
 /** A strategy whose look-ups answer from a script: the database answering, or refusing. */
 class ScriptedStrategy implements CredentialStrategy {
+  readonly kind = 'jwt';
   databaseDown = false;
   lookUps = 0;
   constructor(private readonly clock: ManualClock) {}
   accepts(): boolean {
     return true;
   }
+  async recordUse(): Promise<void> {}
   vouchesFor(): boolean {
     return true;
   }

@@ -33,8 +33,6 @@ const EXPIRED: CredentialVerdict = { status: 'expired' };
 const VERDICT = Symbol('credentialVerdict');
 type RequestWithMemo = FastifyRequest & { [VERDICT]?: CredentialVerdict | Promise<CredentialVerdict> };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 /**
  * Decides what a request's credential is worth, in the order of docs/contract.md: the query parameter, a missing
  * header, a Bearer prefix, then the first {@link CredentialStrategy} that accepts the header's form (API key
@@ -194,11 +192,6 @@ export class CredentialService implements RateLimitCredentials {
         this.cache.evictWhere((p) => p.employeeId === notice.employeeId && p.companyId === notice.companyId);
         break;
     }
-  }
-
-  /** Whether a string is shaped like the ids this service issues; cheap input screening for route params. */
-  static isUuid(value: string): boolean {
-    return UUID.test(value);
   }
 }
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { APP_LOGGER } from '../../common/logging/logging.module';
 import type { AppLogger } from '../../common/logging/logger';
+import { CREDENTIAL_STRATEGIES, type CredentialStrategy } from './credential-strategy';
 import type { Principal } from './principal';
 
 /** `last_used_at` is for people reading a session list; minute precision is plenty. */
@@ -10,14 +10,15 @@ const MAX_TRACKED = 100_000;
 
 /**
  * Keeps `last_used_at` of sessions and API keys roughly current without a database write per request: at most
- * one write per credential per minute, off the request's path.
+ * one write per credential per minute, off the request's path. The write is the credential's strategy's, whose
+ * folder owns the table.
  */
 @Injectable()
 export class UsageRecorder {
   private readonly lastWritten = new Map<string, number>();
 
   constructor(
-    private readonly dataSource: DataSource,
+    @Inject(CREDENTIAL_STRATEGIES) private readonly strategies: readonly CredentialStrategy[],
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
   ) {}
 
@@ -27,16 +28,14 @@ export class UsageRecorder {
     if (last !== undefined && nowMs - last < WRITE_INTERVAL_MS) return;
     if (this.lastWritten.size >= MAX_TRACKED) this.lastWritten.clear();
     this.lastWritten.set(id, nowMs);
-    const [table, key] = principal.sessionId
-      ? ['login_session', principal.sessionId]
-      : ['api_key', principal.credentialId];
-    this.dataSource
-      .query(`UPDATE ${table} SET last_used_at = $1 WHERE id = $2`, [new Date(nowMs), key])
+    const strategy = this.strategies.find((candidate) => candidate.kind === principal.kind);
+    strategy
+      ?.recordUse(id, new Date(nowMs))
       // A best-effort note for people reading the session list: while the database is away it fails for every
       // credential in use, and the outage is logged once elsewhere. One line without a stack, at debug.
       .catch((error: unknown) =>
         this.logger.debug(
-          { table, reason: error instanceof Error ? error.message.split('\n')[0] : String(error) },
+          { credential: principal.kind, reason: error instanceof Error ? error.message.split('\n')[0] : String(error) },
           'could not record last use',
         ),
       );

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { Clock } from '../../common/clock/clock';
+import { acceptTotpStep, totpSecretOf } from '../../employee/employee-totp';
 import { sha256Hex } from '../credentials/sha256';
 import { TotpSecretBox } from './totp-secret-box';
 import { normalizeRecoveryCode, totpStepOf } from './totp';
@@ -45,23 +46,12 @@ export class SecondFactorService {
     code: string,
     manager: EntityManager = this.dataSource.manager,
   ): Promise<boolean> {
-    const [row] = await manager.query<Array<{ totp_secret: string | null }>>(
-      'SELECT totp_secret FROM employee WHERE id = $1',
-      [employeeId],
-    );
-    const opened = row?.totp_secret ? this.box.open(row.totp_secret) : null;
+    const sealed = await totpSecretOf(manager, employeeId);
+    const opened = sealed ? this.box.open(sealed) : null;
     if (!opened) return false;
     const step = totpStepOf(opened.plain, code, this.clock.now().getTime());
     if (step === null) return false;
-    const updated = await manager.query<Array<{ id: number }>>(
-      // A CTE, because TypeORM answers a bare UPDATE … RETURNING as [rows, count].
-      `WITH accepted AS (
-         UPDATE employee SET totp_last_step = $2, totp_secret = $3
-          WHERE id = $1 AND (totp_last_step IS NULL OR totp_last_step < $2) RETURNING id)
-       SELECT id FROM accepted`,
-      [employeeId, step, opened.stale ? this.box.seal(opened.plain) : row.totp_secret],
-    );
-    return updated.length === 1;
+    return acceptTotpStep(manager, employeeId, step, opened.stale ? this.box.seal(opened.plain) : sealed!);
   }
 
   private async useRecoveryCode(employeeId: number, code: string, manager: EntityManager): Promise<boolean> {

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import type { JwtKeyRing } from '../tokens/jwt-key-ring';
+import type { JwtKeyRing } from '../credentials/jwt-key-ring';
 
 const VERSION = 'v1';
 const INFO = 'staff-auth totp secret v1';

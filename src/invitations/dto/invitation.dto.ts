@@ -10,10 +10,10 @@ import {
   Length,
   MaxLength,
 } from 'class-validator';
-import { SecondFactorDto } from '../../auth/dto/credentials.dto';
+import { SecondFactorDto } from '../../sessions/dto/credentials.dto';
 import { PageMetaDto } from '../../common/http/pagination';
 import type { Grant } from '../../permissions/permission';
-import { GRANT_NAMES } from '../../users/dto/users.dto';
+import { GRANT_NAMES } from '../../permissions/permission';
 
 export class CreateInvitationDto {
   @ApiProperty({ format: 'email', example: 'new.hire@acme.example' })

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayUnique, IsArray, IsIn } from 'class-validator';
 import type { Grant } from '../../permissions/permission';
-import { GRANT_NAMES } from './users.dto';
+import { GRANT_NAMES } from '../../permissions/permission';
 
 export class ReplacePermissionsDto {
   @ApiProperty({

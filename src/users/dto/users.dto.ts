@@ -11,11 +11,9 @@ import {
   Length,
   MaxLength,
 } from 'class-validator';
-import { CompanyRefDto, EmployeeRefDto } from '../../auth/dto/login-result.dto';
+import { CompanyRefDto, EmployeeRefDto } from '../../sessions/dto/login-result.dto';
 import { PageMetaDto, PageQueryDto } from '../../common/http/pagination';
-import { ALL_PERMISSIONS, type Grant, PERMISSIONS } from '../../permissions/permission';
-
-export const GRANT_NAMES = [...PERMISSIONS, ALL_PERMISSIONS];
+import { GRANT_NAMES, type Grant } from '../../permissions/permission';
 
 export class MeDto {
   @ApiProperty({ type: EmployeeRefDto })

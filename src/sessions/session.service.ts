@@ -1,19 +1,18 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { ANONYMOUS, OPERATOR, requestContext } from '../../audit/audit-actor';
-import type { AuditEventInput } from '../../audit/audit-event';
-import { AuditRecorder } from '../../audit/audit-recorder.service';
-import { Clock } from '../../common/clock/clock';
-import { ApiError } from '../../common/errors/api-error';
-import { ErrorCode } from '../../common/errors/error-codes';
-import type { ClientInfo } from '../../common/http/client-info';
-import { RevocationBus } from '../../revocation/revocation-bus';
-import type { Principal } from '../credentials/principal';
-import { sha256Hex } from '../credentials/sha256';
-import { SESSION_MAX_AGE_MS } from '../tokens/token-lifetime';
-import { IssuedToken } from './issued-token.entity';
+import { ANONYMOUS, OPERATOR, requestContext } from '../audit/audit-actor';
+import type { AuditEventInput } from '../audit/audit-event';
+import { AuditRecorder } from '../audit/audit-recorder.service';
+import { Clock } from '../common/clock/clock';
+import { ApiError } from '../common/errors/api-error';
+import { ErrorCode } from '../common/errors/error-codes';
+import type { ClientInfo } from '../common/http/client-info';
+import { RevocationBus } from '../revocation/revocation-bus';
+import type { Principal } from '../auth/credentials/principal';
+import { sha256Hex } from '../auth/credentials/sha256';
+import { SESSION_MAX_AGE_MS } from './token-lifetime';
 import type { LoginResult } from './login-result';
-import { LoginSession, type SessionEndReason } from './login-session.entity';
+import type { SessionEndReason } from './login-session.entity';
+import { type EndedSession, SessionStore } from './session-store';
 import { SessionTokens } from './session-tokens.service';
 import { TokenIssuer } from './token-issuer.service';
 
@@ -29,14 +28,6 @@ export interface SessionView {
   current: boolean;
 }
 
-/** The session a call to `end` actually ended, for its security event. */
-interface EndedSession {
-  id: string;
-  companyId: number;
-  employeeId: number;
-  email: string;
-}
-
 const sessionSubject = (ended: EndedSession) => ({ kind: 'session' as const, id: ended.id, email: ended.email });
 
 const blacklisted = (message: string) => new ApiError(ErrorCode.JwtBlacklisted, HttpStatus.BAD_REQUEST, message);
@@ -47,7 +38,7 @@ const refreshInvalid = () =>
 @Injectable()
 export class SessionService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly store: SessionStore,
     private readonly issuer: TokenIssuer,
     private readonly tokens: SessionTokens,
     private readonly bus: RevocationBus,
@@ -61,7 +52,7 @@ export class SessionService {
    */
   async refresh(refreshToken: string, client: ClientInfo): Promise<LoginResult> {
     const now = this.clock.now();
-    const token = await this.dataSource.getRepository(IssuedToken).findOneBy({ refreshHash: sha256Hex(refreshToken) });
+    const token = await this.store.tokenByRefreshHash(sha256Hex(refreshToken));
     if (!token) throw refreshInvalid();
     if (token.refreshUsedAt) {
       if (now.getTime() - token.refreshUsedAt.getTime() > REFRESH_REUSE_GRACE_MS) {
@@ -77,7 +68,9 @@ export class SessionService {
       }
       throw refreshInvalid();
     }
-    const session = await this.dataSource.getRepository(LoginSession).findOneByOrFail({ id: token.sessionId });
+    const session = await this.store.session(token.sessionId);
+    // The foreign key keeps a token's session; its absence is a broken database, not a bad request.
+    if (!session) throw new Error(`session ${token.sessionId} of token ${token.id} not found`);
     if (session.endedAt || token.revokedAt) throw blacklisted('The session of this refresh token has ended.');
     if (now.getTime() - session.createdAt.getTime() > SESSION_MAX_AGE_MS) {
       throw new ApiError(
@@ -90,14 +83,8 @@ export class SessionService {
       throw new ApiError(ErrorCode.JwtExpired, HttpStatus.BAD_REQUEST, 'The token of this refresh token has expired.');
     }
 
-    const result = await this.dataSource.transaction(async (manager) => {
-      const spent = await manager
-        .createQueryBuilder()
-        .update(IssuedToken)
-        .set({ refreshUsedAt: now, revokedAt: now, revokeReason: 'refresh' })
-        .where('id = :id AND refresh_used_at IS NULL AND revoked_at IS NULL', { id: token.id })
-        .execute();
-      if (spent.affected !== 1) throw refreshInvalid();
+    const result = await this.store.transaction(async (manager) => {
+      if (!(await this.store.spendRefresh(manager, token.id, now))) throw refreshInvalid();
       const renewed = await this.tokens.renew(manager, session, now);
       await this.audit.record(manager, {
         type: 'token.refreshed',
@@ -123,15 +110,7 @@ export class SessionService {
 
   async list(principal: Principal): Promise<SessionView[]> {
     const since = new Date(this.clock.nowMs() - SESSION_MAX_AGE_MS);
-    const sessions = await this.dataSource
-      .getRepository(LoginSession)
-      .createQueryBuilder('s')
-      .where('s.employee_id = :employeeId AND s.ended_at IS NULL AND s.created_at > :since', {
-        employeeId: principal.employeeId,
-        since,
-      })
-      .orderBy('s.created_at', 'DESC')
-      .getMany();
+    const sessions = await this.store.liveSessionsSince(principal.employeeId, since);
     return sessions.map((session) => ({
       id: session.id,
       created_at: session.createdAt.toISOString(),
@@ -144,9 +123,7 @@ export class SessionService {
 
   /** Ends one of the caller's own sessions; another employee's session is "not found". */
   async revokeOwn(principal: Principal, sessionId: string, client: ClientInfo): Promise<void> {
-    const session = await this.dataSource
-      .getRepository(LoginSession)
-      .findOneBy({ id: sessionId, employeeId: principal.employeeId });
+    const session = await this.store.ownSession(sessionId, principal.employeeId);
     if (!session) throw ApiError.notFound('No such session.');
     // Recorded in the company the session worked in, which may not be the caller's current one.
     await this.end(session.id, 'revoked', (ended) => ({
@@ -159,7 +136,7 @@ export class SessionService {
 
   /** Operator revocation (CLI); false when no such session exists. */
   async revokeById(sessionId: string): Promise<boolean> {
-    const exists = await this.dataSource.getRepository(LoginSession).existsBy({ id: sessionId });
+    const exists = (await this.store.session(sessionId)) !== null;
     if (exists) {
       await this.end(sessionId, 'admin_revoked', (ended) => ({
         type: 'session.revoked',
@@ -181,20 +158,10 @@ export class SessionService {
     describe: (ended: EndedSession) => AuditEventInput,
   ): Promise<void> {
     const now = this.clock.now();
-    await this.dataSource.transaction(async (manager) => {
-      const ended: Array<{ company_id: number; employee_id: number; email: string }> = await manager.query(
-        `WITH ended AS (
-           UPDATE login_session SET ended_at = $2, end_reason = $3
-            WHERE id = $1 AND ended_at IS NULL RETURNING company_id, employee_id)
-         SELECT ended.company_id, ended.employee_id, employee.email
-           FROM ended JOIN employee ON employee.id = ended.employee_id`,
-        [sessionId, now, reason],
-      );
+    await this.store.transaction(async (manager) => {
+      const ended = await this.store.endSession(manager, sessionId, now, reason);
       await this.issuer.revoke(manager, { sessionId }, 'session_revoked', now);
-      if (ended.length === 1) {
-        const [{ company_id: companyId, employee_id: employeeId, email }] = ended;
-        await this.audit.record(manager, describe({ id: sessionId, companyId, employeeId, email }));
-      }
+      if (ended) await this.audit.record(manager, describe(ended));
     });
     await this.bus.publish({ type: 'session', sessionId });
   }

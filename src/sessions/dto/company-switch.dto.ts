@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { CompanyRefDto } from '../../auth/dto/login-result.dto';
+import { CompanyRefDto } from './login-result.dto';
 import { RecordIdProperty } from '../../common/http/record-id';
 
 export class ChangeWorkingCompanyDto {

@@ -29,3 +29,27 @@ export async function endSessionsOf(
   }
   return ended.map((session) => session.id);
 }
+
+/**
+ * What an employee held in one company ends with their membership there, inside the caller's transaction:
+ * every token issued for that company is blacklisted (sessions that switched away keep their other tokens),
+ * and the sessions working in it end. Sessions working in another company go on.
+ */
+export async function endSessionsInCompany(
+  manager: EntityManager,
+  employeeId: number,
+  companyId: number,
+  now: Date,
+): Promise<void> {
+  await manager.query(
+    `UPDATE issued_token SET revoked_at = $3, revoke_reason = 'membership_removed'
+      WHERE company_id = $2 AND revoked_at IS NULL
+        AND session_id IN (SELECT id FROM login_session WHERE employee_id = $1)`,
+    [employeeId, companyId, now],
+  );
+  await manager.query(
+    `UPDATE login_session SET ended_at = $3, end_reason = 'membership_removed'
+      WHERE employee_id = $1 AND company_id = $2 AND ended_at IS NULL`,
+    [employeeId, companyId, now],
+  );
+}

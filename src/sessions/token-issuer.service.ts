@@ -2,11 +2,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import type { EntityManager } from 'typeorm';
-import { sha256Hex } from '../credentials/sha256';
-import { JwtKeyRing } from '../tokens/jwt-key-ring';
-import { tokenExpiresAt } from '../tokens/token-lifetime';
-import { IssuedToken, type TokenRevokeReason } from './issued-token.entity';
+import { JwtKeyRing } from '../auth/credentials/jwt-key-ring';
+import { sha256Hex } from '../auth/credentials/sha256';
+import type { IssuedToken, TokenRevokeReason } from './issued-token.entity';
 import type { LoginSession } from './login-session.entity';
+import { SessionStore } from './session-store';
+import { tokenExpiresAt } from './token-lifetime';
 
 export interface IssuedPair {
   jwt: string;
@@ -23,9 +24,15 @@ export class TokenIssuer {
   constructor(
     private readonly jwt: JwtService,
     private readonly keys: JwtKeyRing,
+    private readonly store: SessionStore,
   ) {}
 
-  async issue(manager: EntityManager, session: LoginSession, companyId: number, now: Date): Promise<IssuedPair> {
+  async issue(
+    manager: EntityManager,
+    session: Pick<LoginSession, 'id' | 'employeeId' | 'createdAt'>,
+    companyId: number,
+    now: Date,
+  ): Promise<IssuedPair> {
     const id = randomUUID();
     const expiresAt = tokenExpiresAt(now, session.createdAt);
     const jwt = this.jwt.sign(
@@ -39,7 +46,7 @@ export class TokenIssuer {
       { secret: this.keys.signing.secret, algorithm: 'HS256', keyid: this.keys.signing.kid, jwtid: id },
     );
     const refreshToken = randomBytes(32).toString('base64url');
-    const token = manager.create(IssuedToken, {
+    const token: IssuedToken = {
       id,
       sessionId: session.id,
       companyId,
@@ -50,25 +57,18 @@ export class TokenIssuer {
       revokedAt: null,
       revokeReason: null,
       refreshUsedAt: null,
-    });
-    await manager.insert(IssuedToken, token);
+    };
+    await this.store.insertToken(manager, token);
     return { jwt, refreshToken, token };
   }
 
   /** Blacklists one token or every token of a session; returns how many were still active. */
-  async revoke(
+  revoke(
     manager: EntityManager,
     where: { id: string } | { sessionId: string },
     reason: TokenRevokeReason,
     now: Date,
   ): Promise<number> {
-    const column = 'id' in where ? 'id' : 'session_id';
-    const result = await manager
-      .createQueryBuilder()
-      .update(IssuedToken)
-      .set({ revokedAt: now, revokeReason: reason })
-      .where(`${column} = :value AND revoked_at IS NULL`, { value: 'id' in where ? where.id : where.sessionId })
-      .execute();
-    return result.affected ?? 0;
+    return this.store.revokeTokens(manager, where, reason, now);
   }
 }

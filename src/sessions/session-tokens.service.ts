@@ -1,16 +1,16 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager, IsNull } from 'typeorm';
-import { requestContext } from '../../audit/audit-actor';
-import { AuditRecorder } from '../../audit/audit-recorder.service';
-import { Clock } from '../../common/clock/clock';
-import { ApiError } from '../../common/errors/api-error';
-import { ErrorCode } from '../../common/errors/error-codes';
-import type { ClientInfo } from '../../common/http/client-info';
-import { RevocationBus } from '../../revocation/revocation-bus';
-import type { Principal } from '../credentials/principal';
+import type { EntityManager } from 'typeorm';
+import { requestContext } from '../audit/audit-actor';
+import { AuditRecorder } from '../audit/audit-recorder.service';
+import { Clock } from '../common/clock/clock';
+import { ApiError } from '../common/errors/api-error';
+import { ErrorCode } from '../common/errors/error-codes';
+import type { ClientInfo } from '../common/http/client-info';
+import { RevocationBus } from '../revocation/revocation-bus';
+import type { Principal } from '../auth/credentials/principal';
 import { type LoginResult, toLoginResult } from './login-result';
-import { LoginSession } from './login-session.entity';
-import { findSessionMember } from './session-member';
+import type { LoginSession } from './login-session.entity';
+import { SessionStore } from './session-store';
 import { TokenIssuer } from './token-issuer.service';
 
 const blacklisted = (message: string) => new ApiError(ErrorCode.JwtBlacklisted, HttpStatus.BAD_REQUEST, message);
@@ -22,7 +22,7 @@ const blacklisted = (message: string) => new ApiError(ErrorCode.JwtBlacklisted, 
 @Injectable()
 export class SessionTokens {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly store: SessionStore,
     private readonly issuer: TokenIssuer,
     private readonly bus: RevocationBus,
     private readonly clock: Clock,
@@ -35,8 +35,8 @@ export class SessionTokens {
    */
   async switchCompany(principal: Principal, companyId: number, client: ClientInfo): Promise<LoginResult> {
     const now = this.clock.now();
-    const result = await this.dataSource.transaction(async (manager) => {
-      const member = await findSessionMember(manager, principal.employeeId, companyId);
+    const result = await this.store.transaction(async (manager) => {
+      const member = await this.store.member(manager, principal.employeeId, companyId);
       if (!member) {
         throw new ApiError(
           ErrorCode.CompanyNotMember,
@@ -44,15 +44,12 @@ export class SessionTokens {
           'The account does not belong to this company.',
         );
       }
-      const session = await manager.findOne(LoginSession, {
-        where: { id: principal.sessionId!, endedAt: IsNull() },
-        lock: { mode: 'pessimistic_write' },
-      });
+      const session = await this.store.lockLiveSession(manager, principal.sessionId!);
       if (!session) throw blacklisted('The session has ended.');
       const revoked = await this.issuer.revoke(manager, { id: principal.credentialId }, 'company_switch', now);
       if (revoked !== 1) throw blacklisted('This token has already been replaced.');
-      await manager.update(LoginSession, { id: session.id }, { companyId, lastUsedAt: now });
-      const pair = await this.issuer.issue(manager, { ...session, companyId }, companyId, now);
+      await this.store.moveSession(manager, session.id, companyId, now);
+      const pair = await this.issuer.issue(manager, session, companyId, now);
       // In both companies: each one's administrators see the session arrive or leave.
       const companies = [...new Set([principal.companyId, companyId])];
       await this.audit.record(
@@ -75,7 +72,7 @@ export class SessionTokens {
    * refused as blacklisted when the account no longer belongs to the company.
    */
   async renew(manager: EntityManager, session: LoginSession, now: Date): Promise<LoginResult> {
-    const member = await findSessionMember(manager, session.employeeId, session.companyId);
+    const member = await this.store.member(manager, session.employeeId, session.companyId);
     if (!member) throw blacklisted('The account no longer belongs to this company.');
     const pair = await this.issuer.issue(manager, session, session.companyId, now);
     return toLoginResult(pair, session, member.company, member.employee);

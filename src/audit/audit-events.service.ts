@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { AuditEvent } from '../audit/audit-event.entity';
-import { type AuditEventJson, toAuditEventJson } from '../audit/audit-event-json';
+import type { AuditEvent } from './audit-event.entity';
+import { type AuditEventJson, toAuditEventJson } from './audit-event-json';
 import { ApiError } from '../common/errors/api-error';
 import { decodeCursor, encodeCursor } from './audit-cursor';
 import type { AuditEventQueryDto } from './dto/audit-events.dto';

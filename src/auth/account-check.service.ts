@@ -1,25 +1,18 @@
-import { randomUUID } from 'node:crypto';
 import { HttpStatus, Inject, Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { ANONYMOUS } from '../audit/audit-actor';
 import type { LoginFailureReason } from '../audit/audit-event';
 import { AuditRecorder } from '../audit/audit-recorder.service';
-import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import type { ClientInfo } from '../common/http/client-info';
+import { AppMetrics } from '../common/metrics/app-metrics';
+import { RATE_LIMIT_STORAGE, type RateLimitStorage } from '../counters/rate-limit-storage';
 import type { Employee } from '../employee/employee.entity';
 import { EmployeeService } from '../employee/employee.service';
 import { PasswordHasher } from '../employee/password-hasher';
-import { MembershipService } from '../membership/membership.service';
-import { AppMetrics } from '../common/metrics/app-metrics';
-import { RATE_LIMIT_STORAGE, type RateLimitStorage } from '../counters/rate-limit-storage';
 import { sha256Hex } from './credentials/sha256';
 import { SecondFactorService, type SecondFactorInput } from './mfa/second-factor.service';
-import { type LoginResult, toLoginResult } from './sessions/login-result';
-import { LoginSession } from './sessions/login-session.entity';
-import { companyRef } from './sessions/session-member';
-import { TokenIssuer } from './sessions/token-issuer.service';
 
 /**
  * docs/contract.md: 10 failures for one e-mail within 15 minutes lock that e-mail until the 15 minutes pass. A count,
@@ -28,100 +21,24 @@ import { TokenIssuer } from './sessions/token-issuer.service';
 export const FAILED_LOGIN_LIMIT = 10;
 export const FAILED_LOGIN_WINDOW_MS = 15 * 60 * 1000;
 
-export type { ClientInfo } from '../common/http/client-info';
-
 const lockKeyOf = (email: string) => `login-failures:${sha256Hex(email.trim().toLowerCase())}`;
 
-/** The two-step login: credentials → the account's companies → a token bound to the chosen one. */
+/**
+ * Proving who one is with an e-mail, a password and (when on) a second factor, under the e-mail's lock: what a
+ * login, an invitation accepted with an existing account and an account change before it is made all check.
+ * It opens no session; src/sessions/ does that once this has passed.
+ */
 @Injectable()
-export class LoginService {
+export class AccountCheck {
   constructor(
     private readonly dataSource: DataSource,
     private readonly employees: EmployeeService,
-    private readonly memberships: MembershipService,
     private readonly hasher: PasswordHasher,
-    private readonly issuer: TokenIssuer,
-    private readonly clock: Clock,
     @Inject(RATE_LIMIT_STORAGE) private readonly counters: RateLimitStorage,
     private readonly audit: AuditRecorder,
     private readonly secondFactor: SecondFactorService,
     private readonly metrics: AppMetrics,
   ) {}
-
-  /** Login step 1; `otpRequired` is told only to someone who proved the password. */
-  async listCompanies(
-    email: string,
-    password: string,
-    client: ClientInfo,
-  ): Promise<{ companies: Array<{ id: number; name: string }>; otpRequired: boolean }> {
-    const employee = await this.checkCredentials(email, password, client);
-    const memberships = await this.memberships.companiesOf(employee.id);
-    return {
-      companies: memberships.map(({ company }) => ({ id: company!.id, name: company!.name })),
-      otpRequired: employee.totpEnabledAt !== null,
-    };
-  }
-
-  async login(
-    email: string,
-    password: string,
-    companyId: number,
-    client: ClientInfo,
-    secondFactor: SecondFactorInput = {},
-  ): Promise<LoginResult> {
-    const employee = await this.verifyAccount(email, password, client, secondFactor);
-    const membership = await this.memberships.find(employee.id, companyId);
-    if (!membership) {
-      this.metrics.login('not_member');
-      await this.recordFailure({ employeeId: employee.id }, 'not_member', client, { company_id: companyId });
-      throw new ApiError(
-        ErrorCode.CompanyNotMember,
-        HttpStatus.FORBIDDEN,
-        'The account does not belong to this company.',
-      );
-    }
-    const result = await this.dataSource.transaction((manager) =>
-      this.openSession(manager, employee, companyId, client),
-    );
-    this.metrics.login('success');
-    return result;
-  }
-
-  /**
-   * A new login session in `companyId` for an employee whose credentials were verified, inside the caller's
-   * transaction, with its `login.succeeded` event: the end of a login, and of an accepted invitation.
-   */
-  async openSession(
-    manager: EntityManager,
-    employee: Pick<Employee, 'id' | 'email' | 'name'>,
-    companyId: number,
-    client: ClientInfo,
-  ): Promise<LoginResult> {
-    const now = this.clock.now();
-    const company = await companyRef(manager, companyId);
-    const session = manager.create(LoginSession, {
-      id: randomUUID(),
-      employeeId: employee.id,
-      companyId,
-      createdAt: now,
-      lastUsedAt: now,
-      ip: client.ip.slice(0, 64),
-      userAgent: client.userAgent?.slice(0, 512) ?? null,
-      endedAt: null,
-      endReason: null,
-    });
-    await manager.insert(LoginSession, session);
-    const pair = await this.issuer.issue(manager, session, companyId, now);
-    await this.audit.record(manager, {
-      type: 'login.succeeded',
-      companyId,
-      actor: { kind: 'employee', id: employee.id, email: employee.email },
-      sessionId: session.id,
-      ip: client.ip,
-      userAgent: client.userAgent,
-    });
-    return toLoginResult(pair, session, company, employee);
-  }
 
   /**
    * The password, then the second factor when the account has TOTP on: what a login and an invitation accepted
@@ -214,7 +131,7 @@ export class LoginService {
   }
 
   /** `login.failed` in every company of the account; for an e-mail with no account, only counted. */
-  private async recordFailure(
+  async recordFailure(
     account: { employeeId: number } | { email: string },
     reason: LoginFailureReason,
     client: ClientInfo,

@@ -1,17 +1,21 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { DataSource } from 'typeorm';
-import type { Grant } from '../../permissions/permission';
-import { JwtKeyRing } from '../tokens/jwt-key-ring';
-import type { Principal } from '../credentials/principal';
+import { companyJoin } from '../company/company-sql';
+import { employeeJoin } from '../employee/employee-sql';
+import { membershipJoin } from '../membership/membership-sql';
+import type { Grant } from '../permissions/permission';
+import { JwtKeyRing } from '../auth/credentials/jwt-key-ring';
+import type { Principal } from '../auth/credentials/principal';
 import {
+  CREDENTIAL_STRATEGIES,
   type CredentialStrategy,
   type LookUpResult,
   NOT_KEPT,
   OWNER_COLUMNS,
   type OwnerColumns,
   ownerOf,
-} from '../credentials/credential-strategy';
+} from '../auth/credentials/credential-strategy';
 
 interface TokenRow extends OwnerColumns {
   id: string;
@@ -29,14 +33,35 @@ interface JwtClaims {
   jti?: unknown;
 }
 
-/** User Login Tokens: an HS256 signature of ours, then the issued-token row its digest names. */
+/**
+ * The token, its session, and who it acts as, in one statement: membership is a LEFT JOIN, so a removed
+ * member's token is found and refused as blacklisted rather than unknown.
+ */
+const LOOK_UP = `SELECT t.id, t.session_id, t.company_id, t.expires_at, t.revoked_at, s.employee_id, s.ended_at,
+       m.permissions, ${OWNER_COLUMNS}
+  FROM issued_token t
+  JOIN login_session s ON s.id = t.session_id
+  ${employeeJoin('e', 's.employee_id')}
+  ${companyJoin('c', 't.company_id')}
+  ${membershipJoin('m', 's.employee_id', 't.company_id', 'LEFT JOIN')}
+ WHERE t.token_hash = $1`;
+
+/**
+ * User Login Tokens: an HS256 signature of ours, then the issued-token row its digest names. It lives with the
+ * sessions, which own the tables it reads, and adds itself to auth's strategies (CREDENTIAL_STRATEGIES).
+ */
 @Injectable()
 export class JwtStrategy implements CredentialStrategy {
+  readonly kind = 'jwt';
+
   constructor(
     private readonly jwt: JwtService,
     private readonly keys: JwtKeyRing,
     private readonly dataSource: DataSource,
-  ) {}
+    @Inject(CREDENTIAL_STRATEGIES) strategies: CredentialStrategy[],
+  ) {
+    strategies.push(this);
+  }
 
   /** Anything that is not `key:secret` is taken for a JWT (docs/contract.md, Credentials). */
   accepts(header: string): boolean {
@@ -51,17 +76,7 @@ export class JwtStrategy implements CredentialStrategy {
     const claims = this.verifySignature(token);
     if (!claims) return NOT_KEPT;
 
-    const rows: TokenRow[] = await this.dataSource.query(
-      `SELECT t.id, t.session_id, t.company_id, t.expires_at, t.revoked_at, s.employee_id, s.ended_at,
-              m.permissions, ${OWNER_COLUMNS}
-         FROM issued_token t
-         JOIN login_session s ON s.id = t.session_id
-         JOIN employee e ON e.id = s.employee_id
-         JOIN company c ON c.id = t.company_id
-         LEFT JOIN membership m ON m.employee_id = s.employee_id AND m.company_id = t.company_id
-        WHERE t.token_hash = $1`,
-      [headerHash],
-    );
+    const rows: TokenRow[] = await this.dataSource.query(LOOK_UP, [headerHash]);
     const row = rows[0];
     // The claims must describe the very row their digest found: a re-signed payload is not the issued token.
     if (
@@ -84,6 +99,11 @@ export class JwtStrategy implements CredentialStrategy {
       ...ownerOf(row),
     };
     return { status: 'valid', principal, expiresAtMs: new Date(row.expires_at).getTime() };
+  }
+
+  /** A JWT's use is its session's: `credentialId` is the session id. */
+  recordUse(sessionId: string, at: Date): Promise<unknown> {
+    return this.dataSource.query('UPDATE login_session SET last_used_at = $1 WHERE id = $2', [at, sessionId]);
   }
 
   /** Signature, algorithm and key only; expiry is the service's own rule, judged with its clock. */

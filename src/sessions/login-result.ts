@@ -1,5 +1,5 @@
-import type { Employee } from '../../employee/employee.entity';
-import { toVietnamIso } from '../tokens/token-lifetime';
+import type { Employee } from '../employee/employee.entity';
+import { toVietnamIso } from './token-lifetime';
 import type { LoginSession } from './login-session.entity';
 import type { IssuedPair } from './token-issuer.service';
 

@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Principal } from '../auth/credentials/principal';
-import type { LoginResult } from '../auth/sessions/login-result';
-import { SessionTokens } from '../auth/sessions/session-tokens.service';
+import type { LoginResult } from './login-result';
+import { SessionTokens } from './session-tokens.service';
 import { ApiError } from '../common/errors/api-error';
 import type { ClientInfo } from '../common/http/client-info';
 import { RATE_LIMIT_STORAGE, type RateLimitStorage } from '../counters/rate-limit-storage';
-import { CompanyService } from './company.service';
+import { MembershipService } from '../membership/membership.service';
 
 /**
  * docs/contract.md: at most 10 working-company switches per 60 seconds per employee, as a leaky bucket of capacity
@@ -22,10 +22,10 @@ export interface AccountCompany {
 
 /** The company a session works in: switching it, and the companies it could switch to. */
 @Injectable()
-export class WorkingCompanyService {
+export class CompanySwitchService {
   constructor(
     private readonly sessionTokens: SessionTokens,
-    private readonly companies: CompanyService,
+    private readonly memberships: MembershipService,
     @Inject(RATE_LIMIT_STORAGE) private readonly counters: RateLimitStorage,
   ) {}
 
@@ -49,7 +49,11 @@ export class WorkingCompanyService {
 
   /** The account's companies by name, the principal's own marked current. */
   async companiesOf(principal: Principal): Promise<AccountCompany[]> {
-    const companies = await this.companies.ofEmployee(principal.employeeId);
-    return companies.map(({ id, name }) => ({ id, name, current: id === principal.companyId }));
+    const memberships = await this.memberships.companiesOf(principal.employeeId);
+    return memberships.map(({ company }) => ({
+      id: company!.id,
+      name: company!.name,
+      current: company!.id === principal.companyId,
+    }));
   }
 }

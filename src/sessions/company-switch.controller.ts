@@ -8,18 +8,18 @@ import {
 } from '@nestjs/swagger';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorator';
 import type { Principal } from '../auth/credentials/principal';
-import { LoginResultDto } from '../auth/dto/login-result.dto';
+import { LoginResultDto } from './dto/login-result.dto';
 import { ErrorBodySchema } from '../common/errors/error-body.schema';
 import { Client, type ClientInfo } from '../common/http/client-info';
-import { AccountCompanyListDto, ChangeWorkingCompanyDto } from './dto/working-company.dto';
-import { WorkingCompanyService } from './working-company.service';
+import { AccountCompanyListDto, ChangeWorkingCompanyDto } from './dto/company-switch.dto';
+import { CompanySwitchService } from './company-switch.service';
 import { NO_STORE_HEADERS, NoStore } from '../common/http/no-store';
 
 /** The working-company switch and the switcher's list; the paths sit in the `users` API group, as the source's do. */
 @ApiTags('users: authentication')
 @Controller({ path: 'users', version: '1' })
-export class WorkingCompanyController {
-  constructor(private readonly workingCompany: WorkingCompanyService) {}
+export class CompanySwitchController {
+  constructor(private readonly workingCompany: CompanySwitchService) {}
 
   @Post('changeworkingcompany')
   @Auth({ jwtOnly: true })

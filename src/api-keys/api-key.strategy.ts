@@ -1,18 +1,22 @@
 import { timingSafeEqual } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { Grant } from '../../permissions/permission';
-import { intersectGrants } from '../../permissions/permission';
-import type { Principal } from '../credentials/principal';
-import { sha256Hex } from '../credentials/sha256';
+import { companyJoin } from '../company/company-sql';
+import { employeeJoin } from '../employee/employee-sql';
+import { membershipJoin } from '../membership/membership-sql';
+import type { Grant } from '../permissions/permission';
+import { intersectGrants } from '../permissions/permission';
+import type { Principal } from '../auth/credentials/principal';
+import { sha256Hex } from '../auth/credentials/sha256';
 import {
+  CREDENTIAL_STRATEGIES,
   type CredentialStrategy,
   type LookUpResult,
   NOT_KEPT,
   OWNER_COLUMNS,
   type OwnerColumns,
   ownerOf,
-} from '../credentials/credential-strategy';
+} from '../auth/credentials/credential-strategy';
 
 interface ApiKeyRow extends OwnerColumns {
   id: string;
@@ -24,10 +28,29 @@ interface ApiKeyRow extends OwnerColumns {
 
 const API_KEY_ID = /^[A-Za-z0-9_-]{8,40}$/;
 
-/** API keys `key:secret`: the key id names the row, the secret's digest must match it. */
+/** The key and who it acts as, in one statement; a LEFT JOIN on membership finds a removed member's key. */
+const LOOK_UP = `SELECT k.id, k.secret_hash, k.employee_id, k.company_id, k.permissions, k.revoked_at,
+       m.permissions AS owner_permissions, ${OWNER_COLUMNS}
+  FROM api_key k
+  ${employeeJoin('e', 'k.employee_id')}
+  ${companyJoin('c', 'k.company_id')}
+  ${membershipJoin('m', 'k.employee_id', 'k.company_id', 'LEFT JOIN')}
+ WHERE k.key_id = $1`;
+
+/**
+ * API keys `key:secret`: the key id names the row, the secret's digest must match it. It lives with the keys,
+ * whose table it reads, and adds itself to auth's strategies (CREDENTIAL_STRATEGIES).
+ */
 @Injectable()
 export class ApiKeyStrategy implements CredentialStrategy {
-  constructor(private readonly dataSource: DataSource) {}
+  readonly kind = 'api_key';
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(CREDENTIAL_STRATEGIES) strategies: CredentialStrategy[],
+  ) {
+    strategies.push(this);
+  }
 
   accepts(header: string): boolean {
     return header.includes(':');
@@ -44,16 +67,7 @@ export class ApiKeyStrategy implements CredentialStrategy {
     const secretDigest = Buffer.from(sha256Hex(header.slice(separator + 1)), 'hex');
     if (!API_KEY_ID.test(keyId)) return NOT_KEPT;
 
-    const rows: ApiKeyRow[] = await this.dataSource.query(
-      `SELECT k.id, k.secret_hash, k.employee_id, k.company_id, k.permissions, k.revoked_at,
-              m.permissions AS owner_permissions, ${OWNER_COLUMNS}
-         FROM api_key k
-         JOIN employee e ON e.id = k.employee_id
-         JOIN company c ON c.id = k.company_id
-         LEFT JOIN membership m ON m.employee_id = k.employee_id AND m.company_id = k.company_id
-        WHERE k.key_id = $1`,
-      [keyId],
-    );
+    const rows: ApiKeyRow[] = await this.dataSource.query(LOOK_UP, [keyId]);
     const row = rows[0];
     // Compare digests in constant time, against a stand-in when the key id is unknown, so timing says nothing.
     const stored = Buffer.from(row?.secret_hash ?? '0'.repeat(64), 'hex');
@@ -70,5 +84,9 @@ export class ApiKeyStrategy implements CredentialStrategy {
       ...ownerOf(row),
     };
     return { status: 'valid', principal, expiresAtMs: Number.POSITIVE_INFINITY };
+  }
+
+  recordUse(keyId: string, at: Date): Promise<unknown> {
+    return this.dataSource.query('UPDATE api_key SET last_used_at = $1 WHERE id = $2', [at, keyId]);
   }
 }

@@ -3,8 +3,8 @@ import { ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnauthor
 import { ErrorBodySchema } from '../common/errors/error-body.schema';
 import { NO_STORE_HEADERS, NoStore } from '../common/http/no-store';
 import { Client, type ClientInfo } from '../common/http/client-info';
-import { Public } from './auth.decorator';
-import { ApiFailedLoginLock } from './login-lock-openapi';
+import { Public } from '../auth/auth.decorator';
+import { ApiFailedLoginLock } from '../auth/login-lock-openapi';
 import { CredentialsDto, LoginDto } from './dto/credentials.dto';
 import { CompanyListDto, LoginResultDto } from './dto/login-result.dto';
 import { LoginService } from './login.service';
@@ -13,7 +13,7 @@ import { LoginService } from './login.service';
 /** The two-step login; part of the `users` API group, as the source's paths say. */
 @ApiTags('users: authentication')
 @Controller({ path: 'users', version: '1' })
-export class AuthController {
+export class LoginController {
   constructor(private readonly login: LoginService) {}
 
   @Post('authenticateinit')

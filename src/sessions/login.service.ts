@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import { HttpStatus, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { AuditRecorder } from '../audit/audit-recorder.service';
+import { AccountCheck } from '../auth/account-check.service';
+import type { SecondFactorInput } from '../auth/mfa/second-factor.service';
+import { Clock } from '../common/clock/clock';
+import { ApiError } from '../common/errors/api-error';
+import { ErrorCode } from '../common/errors/error-codes';
+import type { ClientInfo } from '../common/http/client-info';
+import { AppMetrics } from '../common/metrics/app-metrics';
+import type { Employee } from '../employee/employee.entity';
+import { MembershipService } from '../membership/membership.service';
+import { type LoginResult, toLoginResult } from './login-result';
+import type { LoginSession } from './login-session.entity';
+import { SessionStore } from './session-store';
+import { TokenIssuer } from './token-issuer.service';
+
+/**
+ * The two-step login: credentials (checked by auth's {@link AccountCheck}) → the account's companies → a new
+ * login session with a token bound to the chosen company.
+ */
+@Injectable()
+export class LoginService {
+  constructor(
+    private readonly store: SessionStore,
+    private readonly accounts: AccountCheck,
+    private readonly memberships: MembershipService,
+    private readonly issuer: TokenIssuer,
+    private readonly clock: Clock,
+    private readonly audit: AuditRecorder,
+    private readonly metrics: AppMetrics,
+  ) {}
+
+  /** Login step 1; `otpRequired` is told only to someone who proved the password. */
+  async listCompanies(
+    email: string,
+    password: string,
+    client: ClientInfo,
+  ): Promise<{ companies: Array<{ id: number; name: string }>; otpRequired: boolean }> {
+    const employee = await this.accounts.checkCredentials(email, password, client);
+    const memberships = await this.memberships.companiesOf(employee.id);
+    return {
+      companies: memberships.map(({ company }) => ({ id: company!.id, name: company!.name })),
+      otpRequired: employee.totpEnabledAt !== null,
+    };
+  }
+
+  async login(
+    email: string,
+    password: string,
+    companyId: number,
+    client: ClientInfo,
+    secondFactor: SecondFactorInput = {},
+  ): Promise<LoginResult> {
+    const employee = await this.accounts.verifyAccount(email, password, client, secondFactor);
+    const membership = await this.memberships.find(employee.id, companyId);
+    if (!membership) {
+      this.metrics.login('not_member');
+      await this.accounts.recordFailure({ employeeId: employee.id }, 'not_member', client, { company_id: companyId });
+      throw new ApiError(
+        ErrorCode.CompanyNotMember,
+        HttpStatus.FORBIDDEN,
+        'The account does not belong to this company.',
+      );
+    }
+    const result = await this.store.transaction((manager) => this.openSession(manager, employee, companyId, client));
+    this.metrics.login('success');
+    return result;
+  }
+
+  /**
+   * A new login session in `companyId` for an employee whose credentials were verified, inside the caller's
+   * transaction, with its `login.succeeded` event: the end of a login, and of an accepted invitation.
+   */
+  async openSession(
+    manager: EntityManager,
+    employee: Pick<Employee, 'id' | 'email' | 'name'>,
+    companyId: number,
+    client: ClientInfo,
+  ): Promise<LoginResult> {
+    const now = this.clock.now();
+    const company = await this.store.company(manager, companyId);
+    const session: LoginSession = {
+      id: randomUUID(),
+      employeeId: employee.id,
+      companyId,
+      createdAt: now,
+      lastUsedAt: now,
+      ip: client.ip.slice(0, 64),
+      userAgent: client.userAgent?.slice(0, 512) ?? null,
+      endedAt: null,
+      endReason: null,
+    };
+    await this.store.insertSession(manager, session);
+    const pair = await this.issuer.issue(manager, session, companyId, now);
+    await this.audit.record(manager, {
+      type: 'login.succeeded',
+      companyId,
+      actor: { kind: 'employee', id: employee.id, email: employee.email },
+      sessionId: session.id,
+      ip: client.ip,
+      userAgent: client.userAgent,
+    });
+    return toLoginResult(pair, session, company, employee);
+  }
+}

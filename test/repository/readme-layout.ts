@@ -1,0 +1,53 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** One line of README's layout block: a path (a folder ends with `/`) and what it owns. */
+export interface LayoutEntry {
+  path: string;
+  description: string;
+}
+
+/**
+ * The entries of the code block under `## Layout`: top-level lines (`admin/   …`) and the indented lines under
+ * `src/` (`  auth/mfa/   …`, taken as `src/auth/mfa/`). A continuation line (only indentation, then text) adds to
+ * the description of the entry above it.
+ */
+export function layoutEntries(readme: string): LayoutEntry[] {
+  const section = /^## Layout\n([\s\S]*?)(?=^## |(?![\s\S]))/m.exec(readme)?.[1] ?? '';
+  const block = /^```\n([\s\S]*?)^```/m.exec(section)?.[1] ?? '';
+  const entries: LayoutEntry[] = [];
+  for (const line of block.split('\n')) {
+    if (line.trim() === '') continue;
+    const entry = /^( {2})?(\S+)(?: {2,}(\S.*))?$/.exec(line);
+    if (entry) {
+      const [, indent, path, description = ''] = entry;
+      entries.push({ path: indent ? `src/${path}` : path, description });
+    } else if (entries.length > 0) {
+      entries[entries.length - 1].description += ` ${line.trim()}`;
+    }
+  }
+  return entries;
+}
+
+/** What is wrong with README's layout against the tree at `root`: every line a problem, none when it matches. */
+export function layoutProblems(root: string, readme: string): string[] {
+  const entries = layoutEntries(readme);
+  const problems: string[] = [];
+  if (entries.length === 0) return ['README has no layout block under "## Layout"'];
+  for (const { path, description } of entries) {
+    if (path === 'src/') continue;
+    // `scripts/check-boundaries.js` and the like: the first word is the path.
+    if (!existsSync(join(root, path))) problems.push(`${path} is listed but does not exist`);
+    else if (path.endsWith('/') && !statSync(join(root, path)).isDirectory()) problems.push(`${path} is not a folder`);
+    if (description.trim() === '') problems.push(`${path} is listed without saying what it owns`);
+  }
+  const listed = new Map<string, number>();
+  for (const { path } of entries) listed.set(path, (listed.get(path) ?? 0) + 1);
+  for (const name of readdirSync(join(root, 'src')).sort()) {
+    if (!statSync(join(root, 'src', name)).isDirectory()) continue;
+    const count = listed.get(`src/${name}/`) ?? 0;
+    if (count === 0) problems.push(`src/${name}/ exists but is not listed`);
+    if (count > 1) problems.push(`src/${name}/ is listed ${count} times`);
+  }
+  return problems;
+}
