@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
+import { RoutePlanModule } from '../common/http/route-plan';
 import { AppConfig } from '../config/app-config';
 import { EmployeeModule } from '../employee/employee.module';
 import { MembershipModule } from '../membership/membership.module';
@@ -26,7 +27,7 @@ import { JwtKeyRing } from './tokens/jwt-key-ring';
  * re-exported here for the modules that revoke.
  */
 @Module({
-  imports: [JwtModule.register({}), EmployeeModule, MembershipModule, RevocationModule],
+  imports: [JwtModule.register({}), EmployeeModule, MembershipModule, RevocationModule, RoutePlanModule],
   controllers: [AuthController],
   providers: [
     { provide: JwtKeyRing, inject: [AppConfig], useFactory: (config: AppConfig) => JwtKeyRing.fromConfig(config) },
