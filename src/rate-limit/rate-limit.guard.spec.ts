@@ -12,7 +12,7 @@ import { RoutePlans } from '../common/http/route-plan';
 import type { AppConfig } from '../config/app-config';
 import { MemoryRateLimitStorage } from '../counters/memory-rate-limit.storage';
 import { AppMetrics } from '../common/metrics/app-metrics';
-import type { RateLimitStorage } from '../counters/rate-limit-storage';
+import type { BucketStorage } from '../counters/rate-limit-storage';
 
 const LIMIT = 2;
 
@@ -25,8 +25,10 @@ class StubCredentials extends RateLimitCredentials {
     return this.known;
   }
 
+  vouched = false;
+
   vouchedFor(): boolean {
-    return false;
+    return this.vouched;
   }
 
   async tokenHash(): Promise<string> {
@@ -49,7 +51,7 @@ class WebhooksController {
   me(): void {}
 }
 
-function setUp(options: { storage?: RateLimitStorage } = {}) {
+function setUp(options: { storage?: BucketStorage } = {}) {
   const plans = new RoutePlans(() => [UsersController, WebhooksController]);
   const policy = new RateLimitPolicy(plans, { rateLimitScale: 1 } as AppConfig);
   plans.onApplicationBootstrap();
@@ -105,18 +107,38 @@ describe('RateLimitGuard', () => {
     expect((await counters.peek(noCredential, 3000, LIMIT)).totalHits).toBe(1);
   });
 
+  it('looks a JWT with our signature up before counting it, so its first request never touches `-`', async () => {
+    const { guard, credentials, counters } = setUp();
+    credentials.known = undefined;
+    credentials.vouched = true;
+    const { context, headers } = request();
+    await expect(guard.canActivate(context)).resolves.toBe(true);
+    expect(credentials.lookUps).toBe(1);
+    expect(headers.get('x-rate-limit-identifier')).toBe('203.0.113.7|GET|users|0123456789abcdef');
+    const noCredential = counterKey(`203.0.113.7|GET|users|${NO_CREDENTIAL}`);
+    expect((await counters.peek(noCredential, 3000, LIMIT)).totalHits).toBe(0);
+  });
+
+  it('refuses an unknown credential whose `-` counter is full without looking it up', async () => {
+    const { guard, credentials } = setUp();
+    credentials.known = NO_CREDENTIAL;
+    for (let i = 0; i < LIMIT; i++) await guard.canActivate(request().context);
+    credentials.known = undefined;
+    const { context, headers } = request();
+    await expect(guard.canActivate(context)).rejects.toBeInstanceOf(ApiError);
+    expect(credentials.lookUps).toBe(0);
+    expect(headers.get('x-rate-limit-identifier')).toBe(`203.0.113.7|GET|users|${NO_CREDENTIAL}`);
+  });
+
   it('with counters that need I/O, answers after the one count, with the same headers and 429', async () => {
     const memory = new MemoryRateLimitStorage(new ManualClock('2025-01-01T00:00:00Z'));
     let increments = 0;
-    const remote: RateLimitStorage = {
+    const remote: BucketStorage = {
       increment: (...args) => {
         increments++;
         return memory.increment(...args);
       },
       peek: (...args) => memory.peek(...args),
-      hitWindow: (...args) => memory.hitWindow(...args),
-      peekWindow: (...args) => memory.peekWindow(...args),
-      reset: (key) => memory.reset(key),
     };
     const { guard } = setUp({ storage: remote });
     for (let i = 1; i <= LIMIT; i++) {

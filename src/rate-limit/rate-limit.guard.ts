@@ -2,7 +2,7 @@ import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@ne
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../common/errors/api-error';
 import { AppMetrics } from '../common/metrics/app-metrics';
-import { RATE_LIMIT_STORAGE, type RateLimitRecord, type RateLimitStorage } from '../counters/rate-limit-storage';
+import { type BucketStorage, RATE_LIMIT_STORAGE, type RateLimitRecord } from '../counters/rate-limit-storage';
 import { NO_CREDENTIAL, RateLimitCredentials } from './rate-limit-credentials';
 import { counterKey, rateLimitIdentifier } from './rate-limit-key';
 import { setRateLimitHeaders } from './rate-limit-response-headers';
@@ -33,7 +33,7 @@ const BLOCK_DURATION_MS = 0;
 @Injectable()
 export class RateLimitGuard implements CanActivate {
   constructor(
-    @Inject(RATE_LIMIT_STORAGE) private readonly counters: RateLimitStorage,
+    @Inject(RATE_LIMIT_STORAGE) private readonly counters: BucketStorage,
     private readonly policy: RateLimitPolicy,
     private readonly credentials: RateLimitCredentials,
     private readonly metrics: AppMetrics,
