@@ -20,11 +20,12 @@ function freePort() {
 
 /**
  * Starts the service on a free port and resolves once /health answers 200. `root`: the checkout whose build
- * (`<root>/dist`) runs, the current directory by default.
+ * (`<root>/dist`) runs, the current directory by default; `entry`: the script started (bench/probe-service.js
+ * starts the same build with pieces turned off).
  */
-async function startService(env, { label, timeoutMs = 60_000, root = '.' } = {}) {
+async function startService(env, { label, timeoutMs = 60_000, root = '.', entry = 'dist/src/main.js' } = {}) {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(root, 'dist/src/main.js')], {
+  const child = spawn(process.execPath, [join(root, entry)], {
     env: { ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

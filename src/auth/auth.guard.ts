@@ -1,8 +1,8 @@
 import { CanActivate, ExecutionContext, HttpStatus, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-codes';
+import { type PlanPart, RoutePlans } from '../common/http/route-plan';
 import { grants } from '../permissions/permission';
 import { type AuthRule, AuthRuleMetadata } from './auth.decorator';
 import { CredentialService } from './credentials/credential.service';
@@ -35,19 +35,25 @@ const REFUSALS: Record<Exclude<CredentialVerdict['status'], 'valid'>, () => ApiE
 const permissionDenied = (message: string) => new ApiError(ErrorCode.PermissionDenied, HttpStatus.FORBIDDEN, message);
 
 /**
- * The one guard for every route: it reads the route's {@link AuthRule} and refuses what docs/contract.md says to
- * refuse. A route without a rule is refused too (fail closed); a test makes sure no route ships without one.
+ * The one guard for every route: it reads the route's {@link AuthRule} (its piece of the route plan, compiled at
+ * start) and refuses what docs/contract.md says to refuse. A route without a rule is refused too (fail closed); a
+ * test makes sure no route ships without one.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
+  /** The guard's piece of every route plan: the route's access rule, the handler's else its controller's. */
+  readonly access: PlanPart<AuthRule | undefined>;
+
   constructor(
-    private readonly reflector: Reflector,
+    private readonly plans: RoutePlans,
     private readonly credentials: CredentialService,
-  ) {}
+  ) {
+    this.access = plans.part('access', (route) => route.rule(AuthRuleMetadata));
+  }
 
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (context.getType() !== 'http') return true;
-    const rule = this.ruleOf(context.getHandler(), context.getClass());
+    const rule = this.plans.of(context.getHandler(), context.getClass()).part(this.access);
     // The request is argument 0; switchToHttp() would allocate three closures on every call.
     const request = context.getArgByIndex<FastifyRequest & { principal?: Principal }>(0);
     if (!rule) throw permissionDenied('This route declares no access rule.');
@@ -70,6 +76,8 @@ export class AuthGuard implements CanActivate {
   ): boolean {
     if (verdict.status !== 'valid') throw REFUSALS[verdict.status]();
     const { principal } = verdict;
+    // Here, where the credential is used, and not where the rate limiter asks about it (that must cost no I/O).
+    this.credentials.recordUse(principal);
     if (rule.jwtOnly && principal.kind !== 'jwt') {
       throw permissionDenied('This operation needs a login token (JWT); API keys cannot call it.');
     }
@@ -78,17 +86,5 @@ export class AuthGuard implements CanActivate {
     }
     request.principal = principal;
     return true;
-  }
-
-  // Metadata never changes after boot, and this runs on every request.
-  private readonly rules = new WeakMap<Function, AuthRule | null>();
-
-  private ruleOf(handler: Function, controller: Function): AuthRule | undefined {
-    let rule = this.rules.get(handler);
-    if (rule === undefined) {
-      rule = this.reflector.getAllAndOverride(AuthRuleMetadata, [handler, controller]) ?? null;
-      this.rules.set(handler, rule);
-    }
-    return rule ?? undefined;
   }
 }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { RoutePlanModule } from '../common/http/route-plan';
 import { AppConfig } from '../config/app-config';
 import { EmployeeModule } from '../employee/employee.module';
 import { RevocationModule } from '../revocation/revocation.module';
@@ -18,7 +19,7 @@ import { TotpSecretBox } from './mfa/totp-secret-box';
  * RevocationModule's bus, re-exported here for the modules that revoke.
  */
 @Module({
-  imports: [EmployeeModule, RevocationModule],
+  imports: [EmployeeModule, RevocationModule, RoutePlanModule],
   providers: [
     { provide: JwtKeyRing, inject: [AppConfig], useFactory: (config: AppConfig) => JwtKeyRing.fromConfig(config) },
     { provide: TotpSecretBox, inject: [JwtKeyRing], useFactory: (ring: JwtKeyRing) => new TotpSecretBox(ring) },

@@ -26,10 +26,8 @@ export interface WindowRecord {
 }
 
 /**
- * Counters for the request rate limit, the company-switch limit and the failed-login lock.
- *
- * Leaky buckets ({@link increment}, {@link peek}; see leaky-bucket.ts), shared by every implementation
- * (docs/contract.md, "Rate limiting"):
+ * Leaky buckets (see leaky-bucket.ts) for the request rate limit and the company-switch limit: the
+ * @nestjs/throttler storage contract, shared by every implementation (docs/contract.md, "Rate limiting"):
  * - `limit` is the capacity and `ttl` the time in ms in which a full bucket drains: one more request fits
  *   every `ttl / limit` ms, and a bucket is empty again `ttl` ms after it was last full.
  * - A request is admitted when the level after it is at most the capacity; a refused request adds nothing.
@@ -38,14 +36,8 @@ export interface WindowRecord {
  *   seconds (at least 1) when the next request fits.
  * - `blockDuration` and `throttlerName` of {@link ThrottlerStorage.increment} are ignored: the bucket is its own
  *   block, and callers put the name into the key already.
- *
- * Fixed windows ({@link hitWindow}, {@link peekWindow}) for the failed-login lock, whose rule is a count and
- * not a rate ("10 failures within 15 minutes lock until the 15 minutes pass"): a window of `windowMs` starts at
- * the first hit, counts every hit, and is forgotten when it ends.
- *
- * A key is used as a bucket or as a window, never both; {@link reset} forgets either.
  */
-export interface RateLimitStorage extends ThrottlerStorage {
+export interface BucketStorage extends ThrottlerStorage {
   increment(
     key: string,
     ttl: number,
@@ -55,17 +47,18 @@ export interface RateLimitStorage extends ThrottlerStorage {
   ): Promise<RateLimitRecord>;
 
   /**
-   * {@link increment} answered synchronously, for storages that can (process memory): the guard then decides
-   * without a promise. Storages that need I/O leave it out.
-   */
-  incrementNow?(key: string, ttl: number, limit: number, blockDuration: number): RateLimitRecord;
-
-  /**
    * The bucket's state without adding to it: for the headers of a response that never reached the guard.
    * `isBlocked` says whether a request now would be refused. A key never hit reads as empty.
    */
   peek(key: string, ttlMs: number, limit: number): Promise<RateLimitRecord>;
+}
 
+/**
+ * Fixed windows for the failed-login lock, whose rule is a count and not a rate ("10 failures within 15 minutes
+ * lock until the 15 minutes pass"): a window of `windowMs` starts at the first hit, counts every hit, and is
+ * forgotten when it ends.
+ */
+export interface WindowStorage {
   /** Counts one hit in the key's fixed window, starting the window on the first. */
   hitWindow(key: string, windowMs: number, limit: number): Promise<WindowRecord>;
 
@@ -75,6 +68,14 @@ export interface RateLimitStorage extends ThrottlerStorage {
   /** Forgets the key (tests, administration, a successful login). */
   reset(key: string): Promise<void>;
 }
+
+/**
+ * What CountersModule provides under {@link RATE_LIMIT_STORAGE}: buckets and windows on one set of counters
+ * (in memory, or in Redis with memory while it is away), so one cap and one outage policy cover both. A key is
+ * used as a bucket or as a window, never both; `reset` forgets either. Readers depend on the half they use: the
+ * request guard on {@link BucketStorage}, the login lock on {@link WindowStorage}.
+ */
+export interface RateLimitStorage extends BucketStorage, WindowStorage {}
 
 export const RATE_LIMIT_STORAGE = Symbol('RATE_LIMIT_STORAGE');
 

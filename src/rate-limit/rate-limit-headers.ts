@@ -4,7 +4,7 @@ import { NO_CREDENTIAL, RateLimitCredentials } from './rate-limit-credentials';
 import { counterKey, rateLimitIdentifier } from './rate-limit-key';
 import { LIMIT_HEADER, setRateLimitHeaders } from './rate-limit-response-headers';
 import { RATE_LIMIT_PERIOD_MS, RateLimitPolicy } from './rate-limit.policy';
-import { RATE_LIMIT_STORAGE, type RateLimitStorage } from '../counters/rate-limit-storage';
+import { type BucketStorage, RATE_LIMIT_STORAGE } from '../counters/rate-limit-storage';
 
 /**
  * Puts the X-Rate-Limit-* headers on the `/v1` responses the guard never saw: unknown routes (404) and bodies
@@ -17,7 +17,7 @@ export class RateLimitHeaders {
   constructor(
     private readonly policy: RateLimitPolicy,
     private readonly credentials: RateLimitCredentials,
-    @Inject(RATE_LIMIT_STORAGE) private readonly counters: RateLimitStorage,
+    @Inject(RATE_LIMIT_STORAGE) private readonly counters: BucketStorage,
   ) {}
 
   /** Undefined when there is nothing to add (nearly every response: the guard set them), so no promise is made. */

@@ -1,10 +1,13 @@
 import { Module } from '@nestjs/common';
-import { DiscoveryModule } from '@nestjs/core';
+import { RoutePlanModule } from '../common/http/route-plan';
 import { RateLimitPolicy } from './rate-limit.policy';
 
-/** The route → group and limits table, shared by the throttler's options and the guard. */
+/**
+ * The route → group and limits table, shared by the guard and the headers of answers no guard saw. It brings
+ * in the route plans (a global module: the auth and input guards read the same plans).
+ */
 @Module({
-  imports: [DiscoveryModule],
+  imports: [RoutePlanModule],
   providers: [RateLimitPolicy],
   exports: [RateLimitPolicy],
 })

@@ -1,18 +1,18 @@
-import type { ExecutionContext } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
+import { Controller, type ExecutionContext, Get, type Type } from '@nestjs/common';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
-import type { ThrottlerModuleOptions } from '@nestjs/throttler';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ManualClock } from '../../test/support/manual-clock';
 import { ApiError } from '../common/errors/api-error';
 import { NO_CREDENTIAL, RateLimitCredentials } from './rate-limit-credentials';
 import { counterKey } from './rate-limit-key';
 import { RateLimitGuard } from './rate-limit.guard';
-import { memoryTracker } from './rate-limit-tracker';
-import type { RateLimitPolicy, RouteLimits } from './rate-limit.policy';
+import { NoRateLimit, RateLimit } from './rate-limit.decorator';
+import { RateLimitPolicy } from './rate-limit.policy';
+import { RoutePlans } from '../common/http/route-plan';
+import type { AppConfig } from '../config/app-config';
 import { MemoryRateLimitStorage } from '../counters/memory-rate-limit.storage';
 import { AppMetrics } from '../common/metrics/app-metrics';
-import type { RateLimitStorage } from '../counters/rate-limit-storage';
+import type { BucketStorage } from '../counters/rate-limit-storage';
 
 const LIMIT = 2;
 
@@ -25,8 +25,10 @@ class StubCredentials extends RateLimitCredentials {
     return this.known;
   }
 
+  vouched = false;
+
   vouchedFor(): boolean {
-    return false;
+    return this.vouched;
   }
 
   async tokenHash(): Promise<string> {
@@ -35,45 +37,50 @@ class StubCredentials extends RateLimitCredentials {
   }
 }
 
+@Controller('users')
+@RateLimit({ limits: { GET: LIMIT } })
 class UsersController {
+  @Get('me')
   me(): void {}
 }
 
-function setUp(options: { skip?: boolean; storage?: RateLimitStorage } = {}) {
-  const route: RouteLimits = { group: 'users', limits: {}, skip: options.skip ?? false };
-  const policy = { route: () => route, limitForContext: () => LIMIT } as unknown as RateLimitPolicy;
+@Controller('webhooks')
+@NoRateLimit()
+class WebhooksController {
+  @Get()
+  me(): void {}
+}
+
+function setUp(options: { storage?: BucketStorage } = {}) {
+  const plans = new RoutePlans(() => [UsersController, WebhooksController]);
+  const policy = new RateLimitPolicy(plans, { rateLimitScale: 1 } as AppConfig);
+  plans.onApplicationBootstrap();
   const credentials = new StubCredentials();
   const counters = options.storage ?? new MemoryRateLimitStorage(new ManualClock('2025-01-01T00:00:00Z'));
-  const throttlerOptions: ThrottlerModuleOptions = {
-    throttlers: [{ name: 'default', ttl: 3000, blockDuration: 0, limit: (context) => policy.limitForContext(context) }],
-    getTracker: memoryTracker(policy, credentials),
-    generateKey: (_context, tracker) => counterKey(tracker),
-  };
-  const guard = new RateLimitGuard(throttlerOptions, counters, new Reflector(), policy, credentials, new AppMetrics());
+  const guard = new RateLimitGuard(counters, policy, credentials, new AppMetrics());
   return { guard, credentials, counters };
 }
 
-function request() {
+function request(controller: Type = UsersController) {
   const headers = new Map<string, unknown>();
   const context = new ExecutionContextHost(
     [
       { ip: '203.0.113.7', method: 'GET', headers: {} } as unknown as FastifyRequest,
       { header: (name: string, value: unknown) => headers.set(name, value) } as unknown as FastifyReply,
     ],
-    UsersController,
-    UsersController.prototype.me,
+    controller,
+    (controller.prototype as { me: Function }).me,
   );
   context.setType('http');
   return { context: context as ExecutionContext, headers };
 }
 
 describe('RateLimitGuard', () => {
-  it('decides synchronously for a credential judged from memory with counters in memory, 429 included', async () => {
-    const { guard } = setUp();
-    await guard.onModuleInit();
+  it("counts a credential judged from memory on its own counter, with the route's limit, 429 included", async () => {
+    const { guard, credentials } = setUp();
     for (let i = 1; i <= LIMIT; i++) {
       const { context, headers } = request();
-      expect(guard.canActivate(context)).toBe(true);
+      await expect(guard.canActivate(context)).resolves.toBe(true);
       expect(Object.fromEntries(headers)).toEqual({
         'x-rate-limit-limit': LIMIT,
         'x-rate-limit-remaining': LIMIT - i,
@@ -81,13 +88,13 @@ describe('RateLimitGuard', () => {
       });
     }
     const { context, headers } = request();
-    expect(() => guard.canActivate(context)).toThrow(ApiError);
+    await expect(guard.canActivate(context)).rejects.toThrow(ApiError);
     expect(headers.get('x-rate-limit-remaining')).toBe(0);
+    expect(credentials.lookUps).toBe(0);
   });
 
-  it("takes the throttler's own path for a credential memory cannot judge yet, and looks it up once", async () => {
+  it('counts a credential memory cannot judge yet on `-` first, then looks it up once and counts it on its own', async () => {
     const { guard, credentials, counters } = setUp();
-    await guard.onModuleInit();
     credentials.known = undefined;
     const { context, headers } = request();
     const answer = guard.canActivate(context);
@@ -100,21 +107,40 @@ describe('RateLimitGuard', () => {
     expect((await counters.peek(noCredential, 3000, LIMIT)).totalHits).toBe(1);
   });
 
+  it('looks a JWT with our signature up before counting it, so its first request never touches `-`', async () => {
+    const { guard, credentials, counters } = setUp();
+    credentials.known = undefined;
+    credentials.vouched = true;
+    const { context, headers } = request();
+    await expect(guard.canActivate(context)).resolves.toBe(true);
+    expect(credentials.lookUps).toBe(1);
+    expect(headers.get('x-rate-limit-identifier')).toBe('203.0.113.7|GET|users|0123456789abcdef');
+    const noCredential = counterKey(`203.0.113.7|GET|users|${NO_CREDENTIAL}`);
+    expect((await counters.peek(noCredential, 3000, LIMIT)).totalHits).toBe(0);
+  });
+
+  it('refuses an unknown credential whose `-` counter is full without looking it up', async () => {
+    const { guard, credentials } = setUp();
+    credentials.known = NO_CREDENTIAL;
+    for (let i = 0; i < LIMIT; i++) await guard.canActivate(request().context);
+    credentials.known = undefined;
+    const { context, headers } = request();
+    await expect(guard.canActivate(context)).rejects.toBeInstanceOf(ApiError);
+    expect(credentials.lookUps).toBe(0);
+    expect(headers.get('x-rate-limit-identifier')).toBe(`203.0.113.7|GET|users|${NO_CREDENTIAL}`);
+  });
+
   it('with counters that need I/O, answers after the one count, with the same headers and 429', async () => {
     const memory = new MemoryRateLimitStorage(new ManualClock('2025-01-01T00:00:00Z'));
     let increments = 0;
-    const remote: RateLimitStorage = {
+    const remote: BucketStorage = {
       increment: (...args) => {
         increments++;
         return memory.increment(...args);
       },
       peek: (...args) => memory.peek(...args),
-      hitWindow: (...args) => memory.hitWindow(...args),
-      peekWindow: (...args) => memory.peekWindow(...args),
-      reset: (key) => memory.reset(key),
     };
     const { guard } = setUp({ storage: remote });
-    await guard.onModuleInit();
     for (let i = 1; i <= LIMIT; i++) {
       const { context, headers } = request();
       const answer = guard.canActivate(context);
@@ -127,11 +153,12 @@ describe('RateLimitGuard', () => {
   });
 
   it('does not count a route exempt by @NoRateLimit()', async () => {
-    const { guard, counters } = setUp({ skip: true });
-    await guard.onModuleInit();
-    const { context, headers } = request();
+    const { guard, counters } = setUp();
+    const { context, headers } = request(WebhooksController);
     expect(guard.canActivate(context)).toBe(true);
     expect(headers.size).toBe(0);
-    expect((await counters.peek(counterKey('203.0.113.7|GET|users|0123456789abcdef'), 3000, LIMIT)).totalHits).toBe(0);
+    expect((await counters.peek(counterKey('203.0.113.7|GET|webhooks|0123456789abcdef'), 3000, LIMIT)).totalHits).toBe(
+      0,
+    );
   });
 });

@@ -1,9 +1,9 @@
-import { type ExecutionContext, Injectable, type Type } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { PATH_METADATA } from '@nestjs/common/constants';
-import { DiscoveryService, Reflector } from '@nestjs/core';
-import { routeCatalogue } from '../common/http/route-catalogue';
+import type { CataloguedRoute } from '../common/http/route-catalogue';
+import { type PlanPart, RoutePlans } from '../common/http/route-plan';
 import { AppConfig } from '../config/app-config';
-import { RateLimit, type RateLimitRule } from './rate-limit.decorator';
+import { RateLimit } from './rate-limit.decorator';
 
 /** The source's 3 seconds: a full bucket drains in this time (its limit per 3 s when sustained). */
 export const RATE_LIMIT_PERIOD_MS = 3000;
@@ -12,49 +12,64 @@ export const RATE_LIMIT_PERIOD_MS = 3000;
 export const DEFAULT_LIMITS: Readonly<Record<string, number>> = { GET: 30, POST: 15, PUT: 15, DELETE: 3 };
 export const OTHER_METHODS_LIMIT = 30;
 
-// Reflector lookups are cheap, but this runs on every request: remember each route's answer.
+/** A route's piece of its plan (common/http/route-plan.ts): which counter it uses and how much that holds. */
 export interface RouteLimits {
   group: string;
+  /** The route's own per-method capacities, unscaled (the controller's merged with the handler's, key by key). */
   limits: Partial<Record<string, number>>;
   /** Exempt by @NoRateLimit() on the route or its controller. */
   skip: boolean;
+  /** The route's method (`ALL` for `@All()`) and its capacity, scaled: what nearly every request asks for. */
+  method: string;
+  capacity: number;
+}
+
+/** The limit for a method, scaled by RATE_LIMIT_SCALE (never below 1). */
+function scaled(limit: number, scale: number): number {
+  return Math.max(1, Math.floor(limit * scale));
+}
+
+function capacityOf(method: string, own: Partial<Record<string, number>>, scale: number): number {
+  return scaled(own[method] ?? DEFAULT_LIMITS[method] ?? OTHER_METHODS_LIMIT, scale);
+}
+
+/** A route's limits as its `@RateLimit()` / `@NoRateLimit()` decorators declare them; route-level rules win. */
+export function compileRouteLimits(route: CataloguedRoute, scale: number): RouteLimits {
+  const { controller = {}, handler = {} } = route.ruleParts(RateLimit);
+  const limits = { ...controller.limits, ...handler.limits };
+  return {
+    group: handler.group ?? controller.group ?? groupFromPath(Reflect.getMetadata(PATH_METADATA, route.controller)),
+    limits,
+    skip: handler.skip ?? controller.skip ?? false,
+    method: route.method,
+    capacity: capacityOf(route.method, limits, scale),
+  };
 }
 
 /** Which counter a request belongs to and how many requests that counter allows. */
 @Injectable()
 export class RateLimitPolicy {
-  private readonly routes = new WeakMap<Function, RouteLimits>();
+  private readonly limits: PlanPart<RouteLimits>;
   private byPattern?: Map<string, RouteLimits>;
 
   constructor(
-    private readonly reflector: Reflector,
+    private readonly plans: RoutePlans,
     private readonly config: AppConfig,
-    private readonly discovery: DiscoveryService,
-  ) {}
+  ) {
+    this.limits = plans.part('rate limit', (route) => compileRouteLimits(route, config.rateLimitScale));
+  }
 
   /** The limit for a method, scaled by RATE_LIMIT_SCALE (never below 1). */
   static scaled(limit: number, scale: number): number {
-    return Math.max(1, Math.floor(limit * scale));
+    return scaled(limit, scale);
   }
 
   defaultLimit(method: string): number {
-    return RateLimitPolicy.scaled(DEFAULT_LIMITS[method] ?? OTHER_METHODS_LIMIT, this.config.rateLimitScale);
+    return capacityOf(method, {}, this.config.rateLimitScale);
   }
 
   route(handler: Function, controller: Function): RouteLimits {
-    let route = this.routes.get(handler);
-    if (!route) {
-      const classRule: RateLimitRule = this.reflector.get(RateLimit, controller) ?? {};
-      const handlerRule: RateLimitRule = this.reflector.get(RateLimit, handler) ?? {};
-      route = {
-        group:
-          handlerRule.group ?? classRule.group ?? groupFromPath(this.reflector.get<unknown>(PATH_METADATA, controller)),
-        limits: { ...classRule.limits, ...handlerRule.limits },
-        skip: handlerRule.skip ?? classRule.skip ?? false,
-      };
-      this.routes.set(handler, route);
-    }
-    return route;
+    return this.plans.of(handler, controller).part(this.limits);
   }
 
   /**
@@ -68,26 +83,16 @@ export class RateLimitPolicy {
     return this.byPattern.get(`${method} ${path}`) ?? this.byPattern.get(`ALL ${path}`);
   }
 
-  /** The limit of the request in `context` (the throttler's `limit` option). */
-  limitForContext(context: ExecutionContext): number {
-    const { method } = context.getArgByIndex<{ method: string }>(0);
-    return this.limitFor(method, this.route(context.getHandler(), context.getClass()));
-  }
-
+  /** The capacity of `method`'s bucket on `route`: compiled at start unless the route answers several methods. */
   limitFor(method: string, route: RouteLimits): number {
-    const own = route.limits[method];
-    return own === undefined ? this.defaultLimit(method) : RateLimitPolicy.scaled(own, this.config.rateLimitScale);
+    return method === route.method ? route.capacity : capacityOf(method, route.limits, this.config.rateLimitScale);
   }
 
-  // Built on first use, once every controller exists; keyed by method and path without the version prefix.
+  // Built on first use; keyed by method and path without the version prefix.
   private indexRoutes(): Map<string, RouteLimits> {
     const index = new Map<string, RouteLimits>();
-    const controllers = this.discovery
-      .getControllers()
-      .flatMap(({ instance, metatype }) => (instance && metatype ? [metatype as Type] : []));
-    for (const { method, unversionedPaths, handler, controller } of routeCatalogue(controllers)) {
-      const route = this.route(handler, controller);
-      for (const path of unversionedPaths) index.set(`${method} ${path}`, route);
+    for (const plan of this.plans.all()) {
+      for (const path of plan.route.unversionedPaths) index.set(`${plan.route.method} ${path}`, plan.part(this.limits));
     }
     return index;
   }

@@ -1,10 +1,9 @@
-import { Reflector } from '@nestjs/core';
 import { AppModule } from '../../src/app.module';
 import { type AuthRule, AuthRuleMetadata } from '../../src/auth/auth.decorator';
 import { controllersDeclaredBy, routeCatalogue } from '../../src/common/http/route-catalogue';
 import type { AppLogger } from '../../src/common/logging/logger';
 import type { AppConfig } from '../../src/config/app-config';
-import { RateLimitPolicy } from '../../src/rate-limit/rate-limit.policy';
+import { compileRouteLimits } from '../../src/rate-limit/rate-limit.policy';
 
 /** One route of the application and the rules its decorators declare, read from metadata alone. */
 export interface RouteRule {
@@ -21,22 +20,21 @@ export interface RouteRule {
 /**
  * Every route the application module declares, with its auth and rate-limit rules, without starting anything:
  * the route catalogue the rate-limit policy and the OpenAPI document use, over `AppModule.forRoot(...)`'s
- * module graph, and the same RateLimitPolicy the guard asks.
+ * module graph, with each route's limits compiled as the guard's route plan compiles them.
  */
 export function routeRules(): RouteRule[] {
-  // Scale 1: the table as the source writes it. Discovery is not needed for per-route look-ups.
-  const policy = new RateLimitPolicy(new Reflector(), { rateLimitScale: 1 } as AppConfig, undefined as never);
   const controllers = controllersDeclaredBy(AppModule.forRoot({} as AppConfig, {} as AppLogger));
   return routeCatalogue(controllers)
     .flatMap((route) =>
       route.paths.map((path) => {
-        const limits = policy.route(route.handler, route.controller);
+        // Scale 1: the table as the source writes it.
+        const limits = compileRouteLimits(route, 1);
         return {
           route: `${route.method} ${path}`,
           controller: route.controller.name,
           handler: route.handlerName,
           auth: route.rule(AuthRuleMetadata),
-          rateLimit: limits.skip ? undefined : { group: limits.group, limit: policy.limitFor(route.method, limits) },
+          rateLimit: limits.skip ? undefined : { group: limits.group, limit: limits.capacity },
         };
       }),
     )

@@ -5,7 +5,7 @@ import { AppMetrics } from '../../common/metrics/app-metrics';
 import { NO_CREDENTIAL, RateLimitCredentials } from '../../rate-limit/rate-limit-credentials';
 import { CREDENTIAL_STRATEGIES, type CredentialStrategy, type LookUpResult, NOT_KEPT } from './credential-strategy';
 import { type CachedCredential, CredentialCache } from './credential-cache';
-import type { CredentialVerdict } from './principal';
+import type { CredentialVerdict, Principal } from './principal';
 import { type RevocationNotice, RevocationBus } from '../../revocation/revocation-bus';
 import { sha256Hex } from './sha256';
 import { UsageRecorder } from './usage-recorder';
@@ -102,6 +102,14 @@ export class CredentialService implements RateLimitCredentials {
     return verdict.status === 'valid' ? verdict.tokenHash : NO_CREDENTIAL;
   }
 
+  /**
+   * Notes that a request used the credential (`last_used_at`, at most one write a minute). The auth guard calls
+   * it when it admits one; the verdicts themselves never write, so the rate limiter's questions cost no I/O.
+   */
+  recordUse(principal: Principal): void {
+    this.usage.touch(principal, this.clock.nowMs());
+  }
+
   static hasQueryCredential(request: FastifyRequest): boolean {
     const query = request.query as Record<string, unknown> | undefined;
     return query !== undefined && query !== null && Object.hasOwn(query, QUERY_CREDENTIAL_PARAM);
@@ -120,7 +128,6 @@ export class CredentialService implements RateLimitCredentials {
   private verdictOf(entry: CachedCredential, nowMs: number): CredentialVerdict {
     if (entry.status !== 'valid') return entry.status === 'not_found' ? NOT_FOUND : BLACKLISTED;
     if (entry.expiresAtMs <= nowMs) return EXPIRED;
-    this.usage.touch(entry.principal, nowMs);
     // A valid entry has the verdict's shape (status, principal, tokenHash): no copy per request.
     return entry;
   }

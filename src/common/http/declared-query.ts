@@ -7,8 +7,6 @@ interface RouteArgument {
   data?: unknown;
 }
 
-const declared = new WeakMap<Function, ReadonlySet<string> | 'any'>();
-
 function propertiesOf(dto: Function): string[] {
   // The same metadata the validation pipe whitelists with, inherited properties (page, per_page) included.
   return getMetadataStorage()
@@ -18,12 +16,11 @@ function propertiesOf(dto: Function): string[] {
 
 /**
  * The query parameters a route declares: the properties of its `@Query()` DTO, or the names of its
- * `@Query('name')` arguments. A route with no `@Query()` declares none. Read from the decorators once per
- * handler, so the check costs a set look-up per parameter.
+ * `@Query('name')` arguments. A route with no `@Query()` declares none. Read from the decorators once, when
+ * the route catalogue is built at start (each route's plan, common/http/route-plan.ts, carries the answer), so
+ * the check costs a set look-up per parameter.
  */
 export function declaredQuery(controller: Function, handler: Function): ReadonlySet<string> | 'any' {
-  const known = declared.get(handler);
-  if (known) return known;
   const argumentsMeta = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, handler.name) ?? {}) as Record<
     string,
     RouteArgument
@@ -45,16 +42,12 @@ export function declaredQuery(controller: Function, handler: Function): Readonly
     }
     for (const property of propertiesOf(dto)) names.add(property);
   }
-  declared.set(handler, result);
   return result;
 }
 
-/** The first query parameter the route does not declare, or null. */
-export function undeclaredQueryParameter(query: unknown, controller: Function, handler: Function): string | null {
-  if (!query || typeof query !== 'object') return null;
-  const keys = Object.keys(query);
-  if (keys.length === 0) return null;
-  const allowed = declaredQuery(controller, handler);
-  if (allowed === 'any') return null;
-  return keys.find((key) => !allowed.has(key)) ?? null;
+/** The first query parameter of `query` that `allowed` (the route's {@link declaredQuery}) does not name, or null. */
+export function undeclaredQueryParameter(query: unknown, allowed: ReadonlySet<string> | 'any'): string | null {
+  if (allowed === 'any' || !query || typeof query !== 'object') return null;
+  for (const key in query) if (!allowed.has(key)) return key;
+  return null;
 }

@@ -1,6 +1,7 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { ApiError, type FieldError } from '../errors/api-error';
 import { undeclaredQueryParameter } from './declared-query';
+import { RoutePlans } from './route-plan';
 
 /** JSON bodies nested deeper than this are refused (docs/contract.md "Error bodies"). The body itself is level 1. */
 export const MAX_INPUT_DEPTH = 32;
@@ -65,6 +66,8 @@ export function findInputProblem(input: unknown, maxDepth = MAX_INPUT_DEPTH): Fi
  */
 @Injectable()
 export class InputSanityGuard implements CanActivate {
+  constructor(private readonly plans: RoutePlans) {}
+
   canActivate(context: ExecutionContext): boolean {
     if (context.getType() === 'http') {
       const request = context.getArgByIndex<{ body?: unknown; query?: unknown; params?: unknown }>(0);
@@ -72,7 +75,8 @@ export class InputSanityGuard implements CanActivate {
         findInputProblem(request.params) ?? findInputProblem(request.query) ?? findInputProblem(request.body);
       if (problem) throw ApiError.validation(problem.message, [problem]);
       // docs/contract.md: every route refuses query parameters it does not declare.
-      const undeclared = undeclaredQueryParameter(request.query, context.getClass(), context.getHandler());
+      const { query } = this.plans.of(context.getHandler(), context.getClass());
+      const undeclared = undeclaredQueryParameter(request.query, query);
       if (undeclared !== null) {
         const field = undeclared.slice(0, 64);
         throw ApiError.validation(`${field} is not a query parameter of this route`, [
