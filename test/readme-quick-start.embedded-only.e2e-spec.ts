@@ -18,7 +18,9 @@ jest.setTimeout(420_000);
 function quickStart(): string {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const start = readme.indexOf('## Quick start');
-  return readme.slice(start, readme.indexOf('\n#', start + 3));
+  // The next heading; the shell comments of its examples (`# 1. …`, `# → …`) start with no capital letter.
+  const end = start + 3 + readme.slice(start + 3).search(/\n#{1,2} [A-Z]/);
+  return readme.slice(start, end);
 }
 
 interface Step {
