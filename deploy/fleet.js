@@ -11,8 +11,10 @@
  * PostgreSQL is the one at FLEET_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres); the database
  * FLEET_DATABASE (default `staff_auth_fleet`) is created there when missing. Ports start at FLEET_PORT_BASE
  * (default 18000). Everything this script starts runs under it, its logs and configs in a temp dir; Ctrl-C
- * (SIGINT) or SIGTERM stops each child by its PID and removes the dir. The config files next to this script are the
- * starting point for production: see deploy/README.md.
+ * (SIGINT) or SIGTERM stops each child by its PID and removes the dir. `npm run fleet` execs this script, so a
+ * signal sent to npm's PID reaches it. `--seed-demo` has the first instance create the demo data on an empty
+ * database; once ready the script prints how to log in and the `export` lines that point the operator CLI at
+ * the fleet. The config files next to this script are the starting point for production: see deploy/README.md.
  */
 'use strict';
 const { spawn, execFileSync } = require('node:child_process');
@@ -24,14 +26,22 @@ const { join, resolve } = require('node:path');
 
 const ROOT = resolve(__dirname, '..');
 const HERE = __dirname;
-const redisForm = (() => {
-  const at = process.argv.indexOf('--redis');
-  const form = at === -1 ? 'sentinel' : process.argv[at + 1];
-  if (form !== 'sentinel' && form !== 'cluster') {
-    console.error('usage: npm run fleet [-- --redis sentinel|cluster]');
+const USAGE = 'usage: npm run fleet [-- --redis sentinel|cluster] [--seed-demo]';
+const { redisForm, seedDemo } = (() => {
+  let values;
+  try {
+    ({ values } = require('node:util').parseArgs({
+      options: { redis: { type: 'string', default: 'sentinel' }, 'seed-demo': { type: 'boolean', default: false } },
+    }));
+  } catch (error) {
+    console.error(`${error.message}\n${USAGE}`);
     process.exit(2);
   }
-  return form;
+  if (values.redis !== 'sentinel' && values.redis !== 'cluster') {
+    console.error(USAGE);
+    process.exit(2);
+  }
+  return { redisForm: values.redis, seedDemo: values['seed-demo'] };
 })();
 const base = Number(process.env.FLEET_PORT_BASE ?? 18000);
 const ports = {
@@ -224,12 +234,14 @@ async function main() {
     REDIS_KEY_PREFIX: 'fleet:',
     TRUST_PROXY: '127.0.0.1',
     METRICS_TOKEN: process.env.METRICS_TOKEN ?? randomBytes(24).toString('base64url'),
-    SEED_DEMO: process.env.SEED_DEMO ?? 'false',
+    SEED_DEMO: 'false',
   };
   for (const [i, port] of ports.instances.entries()) {
     start(`instance-${i + 1}`, process.execPath, [join(ROOT, 'dist', 'src', 'main.js')], {
       ...env,
       PORT: String(port),
+      // --seed-demo: the first instance creates the demo data (once, on an empty database) and prints the password.
+      ...(i === 0 && seedDemo ? { SEED_DEMO: 'true' } : {}),
     });
   }
   for (const port of ports.instances) await until(`instance on ${port}`, () => listening(port), 60_000);
@@ -256,7 +268,51 @@ async function main() {
       pids: Object.fromEntries(children.map(({ name, child }) => [name, child.pid])),
     }),
   );
+  const api = `http://127.0.0.1:${ports.haproxy}`;
+  const quote = (value) => `'${String(value).replace(/'/g, `'\\''`)}'`;
+  console.log(
+    [
+      '',
+      `Swagger UI: ${api}/docs   administration page: ${api}/admin`,
+      ...loginHint(api),
+      '',
+      'The operator CLI against this fleet: paste these lines into a shell in the repository, then `npm run cli -- company:list`.',
+      ...Object.entries({
+        DATABASE_URL: env.DATABASE_URL,
+        DATABASE_DIRECT_URL: env.DATABASE_DIRECT_URL,
+        REDIS_URL: env.REDIS_URL,
+        REDIS_KEY_PREFIX: env.REDIS_KEY_PREFIX,
+        JWT_SECRET: env.JWT_SECRET,
+      }).map(([key, value]) => `export ${key}=${quote(value)}`),
+      '',
+    ].join('\n'),
+  );
   console.log('fleet ready; Ctrl-C stops everything it started');
+}
+
+/** What to log in with: the demo owner the first instance printed (with --seed-demo), or how to make one. */
+function loginHint(api) {
+  if (!seedDemo) {
+    return [
+      'No demo data (start with `npm run fleet -- --seed-demo` for some); or make an account with the CLI below:',
+      '  npm run cli -- company:create --name Acme',
+      '  printf \'%s\\n\' "$PASSWORD" | npm run cli -- employee:create --email you@acme.example',
+      '  npm run cli -- membership:add --email you@acme.example --company 1 --permissions "*"',
+    ];
+  }
+  const banner = readFileSync(join(dir, 'instance-1.log'), 'utf8');
+  const password = /^\s+password:\s+(\S+)$/m.exec(banner)?.[1];
+  if (!password) {
+    return [
+      `Demo data: the database ${databaseName} was not empty, so none was created; its owner's password was shown`,
+      'at its first start. Set a new one with the CLI below: npm run cli -- employee:set-password --email owner@demo.example',
+    ];
+  }
+  return [
+    `Demo data: log in as owner@demo.example with the password ${password} (shown only now), e.g.`,
+    `  curl -s ${api}/v1/users/authenticateinit -H 'content-type: application/json' \\`,
+    `    -d '{"email":"owner@demo.example","password":"${password}"}'`,
+  ];
 }
 
 main().catch((error) => {

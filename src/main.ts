@@ -10,6 +10,7 @@ import { NestLogger } from './common/logging/nest-logger';
 import { ConfigError, loadConfig } from './config/app-config';
 import { loadEnvFile } from './config/env-file';
 import { keepDataDirPrivate } from './config/private-data-dir';
+import { DemoDataService } from './seed/demo-data.service';
 
 async function main(): Promise<void> {
   loadEnvFile();
@@ -64,16 +65,30 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => stop('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
+  await app.get(DemoDataService).seedOnFirstStart();
 
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${config.host}:${port}`;
   logger.info(
-    { url: `http://${config.host}:${port}`, database: config.usesEmbeddedDatabase ? 'embedded' : 'postgres' },
+    {
+      url,
+      admin: `${url}/admin`,
+      docs: `${url}/docs`,
+      database: config.usesEmbeddedDatabase ? 'embedded' : 'postgres',
+    },
     'listening',
   );
 }
 
+/** One line an operator can act on: the port's owner is the usual first-start failure. */
+function startFailure(error: unknown): string {
+  const { code, address, port } = (error ?? {}) as { code?: string; address?: string; port?: number };
+  if (code === 'EADDRINUSE') return `port ${port} on ${address} is already in use; stop what holds it or set PORT`;
+  return (error as Error)?.message ?? String(error);
+}
+
 main().catch((error: unknown) => {
-  process.stderr.write(`Start failed: ${(error as Error)?.message ?? String(error)}\n`);
+  process.stderr.write(`Start failed: ${startFailure(error)}\n`);
   process.exit(1);
 });

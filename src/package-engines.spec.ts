@@ -45,12 +45,14 @@ describe('engines.node', () => {
     expect(refusing).toEqual([]);
   });
 
-  it("is the range the README's set-up names, with the supported lines and Node 20's end of life", () => {
+  it("is the range the README's set-up names, with the supported LTS lines, and Node.js 20 not among them", () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const setUp = readme.slice(readme.indexOf('## Set-up on a fresh machine'), readme.indexOf('## Configuration'));
+    const setUp = readme.slice(readme.indexOf('## Set-up and tests'), readme.indexOf('## Configuration'));
     expect(setUp).toContain(`\`${engines}\``);
-    expect(setUp).toMatch(/Node\.js 24 or 22/);
-    // Node 20 reached its end of life on 2026-04-30: while engines still admits it, the README says so.
-    if (subset('^20.19.0', engines)) expect(setUp).toMatch(/Node\.js 20[^.]*end of life/);
+    expect(setUp).toMatch(/Node\.js 24 LTS \(24\.11\+\) or 22 LTS \(22\.13\+\)/);
+    // Node 20 reached its end of life on 2026-04-30 (docs/contract.md, Runtime): not supported, not admitted.
+    expect(setUp).toMatch(/Node\.js 20 reached its end of life on 2026-04-30 and is not supported/);
+    expect(subset('^20.19.0', engines)).toBe(false);
+    expect(subset('^22.13.0', engines) && subset('>=24.11.0', engines)).toBe(true);
   });
 });

@@ -95,11 +95,11 @@ describe('operator CLI (compiled, as a child process)', () => {
     });
 
     it('employee:create prints {"id", "email"} with the e-mail lower-cased', async () => {
-      const created = await succeeds('employee:create', '--email', 'A@x.io', '--password', PASSWORD, '--name', 'Ann');
+      const created = await succeedsWithInput(`${PASSWORD}\n`, 'employee:create', '--email', 'A@x.io', '--name', 'Ann');
       expect(created).toEqual({ id: expect.any(Number), email: 'a@x.io' });
       expect(Number.isInteger(created.id)).toBe(true);
 
-      const unnamed = await succeeds('employee:create', '--email', 'Bob@X.io', '--password', SECOND_PASSWORD);
+      const unnamed = await succeedsWithInput(`${SECOND_PASSWORD}\n`, 'employee:create', '--email', 'Bob@X.io');
       expect(unnamed).toEqual({ id: expect.any(Number), email: 'bob@x.io' });
     });
 
@@ -120,7 +120,7 @@ describe('operator CLI (compiled, as a child process)', () => {
       expect(memberships).toEqual([{ employee_id: employeeId, company_id: companyId, permissions: ['products:read'] }]);
     });
 
-    it('employee:create --password - reads the password from standard input (first line)', async () => {
+    it('employee:create --password - (the old spelling) reads the password from standard input', async () => {
       const created = await succeedsWithInput(
         `${THIRD_PASSWORD}\n`,
         'employee:create',
@@ -200,7 +200,11 @@ describe('operator CLI (compiled, as a child process)', () => {
         ]) {
           expect(result.stdout).toContain(`  ${name} `);
         }
-        expect(result.stdout).toContain('employee:create --email EMAIL --password -');
+        expect(result.stdout).toContain('employee:create --email EMAIL [--name NAME] < PASSWORD_ON_STDIN');
+        // The notes under the commands: one whole sentence per line, none wrapped in the middle.
+        const notes = result.stdout.trim().split('\n\n').at(-1)!.split('\n');
+        expect(notes.length).toBeGreaterThan(2);
+        for (const line of notes) expect(line).toMatch(/^[A-Z:].*\.$/);
       },
     );
   });
@@ -214,8 +218,11 @@ describe('operator CLI (compiled, as a child process)', () => {
 
     it('an unknown command', () => refuses(['company:delete', '--name', 'Acme'], /unknown command "company:delete"/));
 
-    it('a password on the command line of employee:set-password (read from standard input only)', () =>
-      refuses(['employee:set-password', '--email', 'a@x.io', '--password', PASSWORD], /standard input/));
+    it('a password on the command line of employee:set-password or employee:create (standard input only)', async () => {
+      const refused = /--password on the command line is refused .*standard input/;
+      await refuses(['employee:set-password', '--email', 'a@x.io', '--password', PASSWORD], refused);
+      await refuses(['employee:create', '--email', 'carol@x.io', '--password', PASSWORD], refused, `${PASSWORD}\n`);
+    });
 
     it('no password on standard input', async () => {
       await refuses(['employee:set-password', '--email', 'a@x.io'], /no --password on standard input/);
@@ -252,18 +259,17 @@ describe('operator CLI (compiled, as a child process)', () => {
       refuses(grant('a@x.io', companyId, 'users:read,users:delete'), /unknown permission "users:delete"/));
 
     it('an e-mail already taken, compared without case', () =>
-      refuses(['employee:create', '--email', 'a@X.io', '--password', PASSWORD], /already exists/));
+      refuses(['employee:create', '--email', 'a@X.io'], /already exists/, `${PASSWORD}\n`));
 
     it('a password that is too short', () =>
-      refuses(['employee:create', '--email', 'carol@x.io', '--password', SHORT_PASSWORD], /password/));
+      refuses(['employee:create', '--email', 'carol@x.io'], /password/, `${SHORT_PASSWORD}\n`));
 
     it('a common password, or the account’s own e-mail, as a password (the shared password rule)', async () => {
-      await refuses(['employee:create', '--email', 'carol@x.io', '--password', 'Password1'], /too common/);
-      await refuses(['employee:create', '--email', 'carol@x.io', '--password', 'Carol@X.io'], /e-mail/);
+      await refuses(['employee:create', '--email', 'carol@x.io'], /too common/, 'Password1\n');
+      await refuses(['employee:create', '--email', 'carol@x.io'], /e-mail/, 'Carol@X.io\n');
     });
 
-    it('an invalid e-mail', () =>
-      refuses(['employee:create', '--email', 'carol-at-x.io', '--password', PASSWORD], /e-?mail/));
+    it('an invalid e-mail', () => refuses(['employee:create', '--email', 'carol-at-x.io'], /e-?mail/, `${PASSWORD}\n`));
 
     it('a stray argument (an unquoted password with a space) without echoing it', () =>
       refuses(['employee:create', '--email', 'carol@x.io', '--password', ...SPACED_PASSWORD], /unexpected argument/));

@@ -3,32 +3,31 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { withAdminClient } from './support/databases';
-import { call, createFleetAccount, type Session } from './support/fleet';
-import { requireBuild } from './support/processes';
+import { call, createFleetAccount, type FleetAccount, type Session } from './support/fleet';
+import { accepting, alive, descendants, NPM } from './support/process-tree';
+import { CHILD_TEST_ENV, requireBuild, runCli } from './support/processes';
 
 const ROOT = join(__dirname, '..');
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 interface FleetInfo {
   api: string;
+  instances: string[];
   database_direct_url: string;
   redis_url: string;
   pids: Record<string, number>;
 }
 
 /**
- * `npm run fleet` (deploy/fleet.js) as a user runs it: started, one login and /v1/users/me through HAProxy, then
- * SIGINT, after which every process it started is gone. Once per Redis variant, on ports and a database of its own.
+ * `npm run fleet` (deploy/fleet.js) as a user or a supervisor runs it: started through npm, one login and
+ * /v1/users/me through HAProxy, the printed `export` lines pointing the operator CLI at it, then a signal sent to
+ * npm's PID (SIGINT with Sentinel, SIGTERM with Cluster), after which every process it started is gone and its
+ * ports are free. Once per Redis variant, on ports and a database of its own; the Sentinel run with --seed-demo
+ * logs in as the demo owner whose password the script printed.
  */
-describe.each(['sentinel', 'cluster'])('the reference fleet (deploy/fleet.js --redis %s)', (form) => {
+describe.each([
+  ['sentinel', 'SIGINT', true],
+  ['cluster', 'SIGTERM', false],
+] as const)('the reference fleet (npm run fleet -- --redis %s), stopped with %s', (form, signal, seedDemo) => {
   const database = `staff_auth_fleet_test_${randomBytes(4).toString('hex')}`;
 
   beforeAll(() => requireBuild());
@@ -36,10 +35,10 @@ describe.each(['sentinel', 'cluster'])('the reference fleet (deploy/fleet.js --r
     await withAdminClient((client) => client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`));
   });
 
-  it('serves a login through HAProxy and stops everything it started on SIGINT', async () => {
+  it(`serves a login through HAProxy, prints the CLI's exports, and stops everything on ${signal}`, async () => {
     // Below Linux's ephemeral range (32768-60999): an outgoing connection of a parallel test never holds one.
     const base = 20000 + Math.floor(Math.random() * 12000);
-    const child = spawn(process.execPath, [join(ROOT, 'deploy', 'fleet.js'), '--redis', form], {
+    const child = spawn(NPM, ['run', 'fleet', '--', '--redis', form, ...(seedDemo ? ['--seed-demo'] : [])], {
       cwd: ROOT,
       env: { ...process.env, FLEET_PORT_BASE: String(base), FLEET_DATABASE: database },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -48,14 +47,16 @@ describe.each(['sentinel', 'cluster'])('the reference fleet (deploy/fleet.js --r
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    let tree: number[] = [];
     try {
       const deadline = Date.now() + 90_000;
       while (!out.includes('fleet ready') && Date.now() < deadline && child.exitCode === null) await sleep(200);
       expect(out).toContain('fleet ready');
+      tree = descendants(child.pid!);
       const info = JSON.parse(out.split('\n').find((line) => line.startsWith('{"api"'))!) as FleetInfo;
       expect(info.redis_url.startsWith(`redis+${form}://`)).toBe(true);
 
-      const account = await createFleetAccount(info.database_direct_url);
+      const account = seedDemo ? demoOwner(out) : await createFleetAccount(info.database_direct_url);
       const login = await call(info.api, 'POST', '/v1/users/authenticatefinish', {
         body: { email: account.email, password: account.password, company_id: account.companies[0] },
       });
@@ -63,14 +64,36 @@ describe.each(['sentinel', 'cluster'])('the reference fleet (deploy/fleet.js --r
       const me = await call(info.api, 'GET', '/v1/users/me', { credential: (login.body as Session).jwt });
       expect(me.status).toBe(200);
 
-      child.kill('SIGINT');
+      // The printed exports, as pasted into a shell: the CLI reaches the fleet's database.
+      const exports = Object.fromEntries(
+        [...out.matchAll(/^export (\w+)='([^']*)'$/gm)].map(([, key, value]) => [key, value]),
+      );
+      expect(Object.keys(exports).sort()).toEqual(
+        ['DATABASE_DIRECT_URL', 'DATABASE_URL', 'JWT_SECRET', 'REDIS_KEY_PREFIX', 'REDIS_URL'].sort(),
+      );
+      const listed = await runCli(['company:list'], { ...CHILD_TEST_ENV, ...exports });
+      expect({ code: listed.code, stderr: listed.stderr }).toEqual({ code: 0, stderr: '' });
+      const companies = JSON.parse(listed.stdout.trim().split('\n').pop()!) as Array<{ id: number }>;
+      expect(companies.map((company) => company.id)).toEqual(expect.arrayContaining(account.companies));
+
+      child.kill(signal);
       expect(await exited).toBe(0);
       expect(out).toContain('fleet stopped');
       const pids = Object.values(info.pids);
       expect(pids.length).toBe(form === 'cluster' ? 11 : 10);
-      expect(pids.filter(alive)).toEqual([]);
+      expect([...pids, ...tree].filter(alive)).toEqual([]);
+      const ports = [info.api, ...info.instances].map((url) => Number(new URL(url).port));
+      expect(await Promise.all(ports.map(accepting))).toEqual(ports.map(() => false));
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
+      for (const pid of tree) if (alive(pid)) process.kill(pid, 'SIGKILL');
     }
   }, 150_000);
 });
+
+/** The demo owner whose password `--seed-demo` printed; both demo companies are the first two of a new database. */
+function demoOwner(out: string): FleetAccount {
+  const password = /log in as owner@demo\.example with the password (\S+) /.exec(out)?.[1];
+  expect(password).toBeDefined();
+  return { email: 'owner@demo.example', password: password!, companies: [1, 2] };
+}

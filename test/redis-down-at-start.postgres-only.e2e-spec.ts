@@ -31,10 +31,20 @@ describe('an instance started while Redis is down', () => {
     expect(answer.status).toBe(401);
     expect(answer.headers.get('x-rate-limit-limit')).toBe('30');
     const warnings = logRecords(service.child.stdout).filter((record) => record.level === 'warn');
-    // One line for the transport that is away, without a stack: an outage is weather, not a bug.
-    expect(warnings.map((record) => [record.transport, record.msg])).toEqual([
-      ['redis', 'revocation notices from other instances are not received through this transport yet'],
-    ]);
+    // One line for the connection, naming the failure, and one for the transport that is away, without a
+    // stack: an outage is weather, not a bug.
+    expect(
+      warnings.map((record) => [
+        record.event === 'redis_connection_failed' ? record.reason : record.transport,
+        record.msg,
+      ]),
+    ).toEqual(
+      expect.arrayContaining([
+        ['refused', expect.stringMatching(/^Redis refused the connection at 127\.0\.0\.1:\d+/)],
+        ['redis', 'revocation notices from other instances are not received through this transport yet'],
+      ]),
+    );
+    expect(warnings).toHaveLength(2);
     expect(JSON.stringify(warnings)).not.toContain('"stack"');
 
     await redis.start();

@@ -19,15 +19,18 @@ export interface FlagSpec {
   optional?: string[];
 }
 
-/** `--password -`: the value is read from standard input, never taken from the command line. */
+/** `--password -`: the value is read from standard input (the only value accepted on the command line). */
 export const FROM_STDIN = '-';
 
 export interface CliCommand {
   /** One line for `--help`. */
   summary: string;
   flags: FlagSpec;
-  /** Flags whose value is a secret read from standard input (always, or when given as `-`). */
-  stdin?: { flag: string; always: boolean };
+  /**
+   * The flag whose value is a secret, always read from standard input (a pipe, or typed without echo): npm prints
+   * its command line back and `ps` shows it. On the command line only `-` is accepted (an old spelling).
+   */
+  stdin?: { flag: string };
   /** Checks the flags before the database is opened, so a typo is reported as a typo. */
   check?(flags: Record<string, string>): void;
   /** The result, printed as one JSON line; `undefined` when the command wrote its own lines. */
@@ -86,9 +89,9 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
     },
   },
   'employee:create': {
-    summary: 'create an employee; `--password -` reads the password from standard input (recommended)',
-    flags: { required: ['email', 'password'], optional: ['name'] },
-    stdin: { flag: 'password', always: false },
+    summary: 'create an employee; the password is read from standard input',
+    flags: { required: ['email'], optional: ['name'] },
+    stdin: { flag: 'password' },
     async run(app, flags) {
       const employee = await app
         .get(EmployeeService)
@@ -124,7 +127,7 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
   'employee:set-password': {
     summary: "set a new password, read from standard input; ends the employee's sessions",
     flags: { required: ['email'], optional: [] },
-    stdin: { flag: 'password', always: true },
+    stdin: { flag: 'password' },
     async run(app, flags) {
       return app.get(OperatorActionsService).setPassword(flags.email, flags.password);
     },

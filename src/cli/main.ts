@@ -14,11 +14,9 @@ import { keepDataDirPrivate } from '../config/private-data-dir';
 import { CliModule } from './cli.module';
 
 function synopsis(name: string, command: CliCommand): string {
-  const required = command.flags.required.map((flag) =>
-    command.stdin?.flag === flag ? `--${flag} -` : `--${flag} ${flag.toUpperCase()}`,
-  );
+  const required = command.flags.required.map((flag) => `--${flag} ${flag.toUpperCase()}`);
   const optional = (command.flags.optional ?? []).map((flag) => `[--${flag} ${flag.toUpperCase()}]`);
-  const stdin = command.stdin?.always ? ['< PASSWORD_ON_STDIN'] : [];
+  const stdin = command.stdin ? [`< ${command.stdin.flag.toUpperCase()}_ON_STDIN`] : [];
   return [name, ...required, ...optional, ...stdin].join(' ');
 }
 
@@ -32,9 +30,10 @@ const USAGE = [
   ]),
   '',
   'Passwords are read from standard input (a pipe, or typed without echo), never from the command line.',
-  'Each command prints one JSON object as the last line of standard output (audit:export: one per event).',
-  'Bad input: a one-line message on',
-  'standard error, exit code 2, nothing changed. The database is the one DATABASE_URL (or DATA_DIR) names.',
+  'Each command prints its result as JSON on the last line of standard output.',
+  'The :list commands print an array, audit:export one object per event and line, the others one object.',
+  'Bad input: a one-line message on standard error, exit code 2, nothing changed.',
+  'The database is the one DATABASE_URL (or DATA_DIR) names.',
   '',
 ].join('\n');
 
@@ -45,8 +44,8 @@ function parseCommandLine(argv: string[]): Parsed {
   if (!name || name === '--help' || name === '-h' || name === 'help' || rest.includes('--help')) return { help: true };
   const command = CLI_COMMANDS[name];
   if (!command) throw new UsageError(`unknown command "${name}"; one of ${Object.keys(CLI_COMMANDS).join(', ')}`);
-  // A flag read from standard input only is known here just to be refused with a reason: npm would echo it.
-  const fromStdinOnly = command.stdin?.always ? command.stdin.flag : undefined;
+  // The secret flag is known here only to be refused with a reason (npm would echo it), or as `-`.
+  const fromStdinOnly = command.stdin?.flag;
   const known = [
     ...command.flags.required,
     ...(command.flags.optional ?? []),
@@ -68,8 +67,11 @@ function parseCommandLine(argv: string[]): Parsed {
         : (error as Error).message.split('\n')[0];
     throw new UsageError(`${name}: ${reason}`);
   }
-  if (fromStdinOnly !== undefined && values[fromStdinOnly] !== undefined) {
-    throw new UsageError(`${name}: --${fromStdinOnly} is read from standard input, not the command line`);
+  if (fromStdinOnly !== undefined && values[fromStdinOnly] !== undefined && values[fromStdinOnly] !== FROM_STDIN) {
+    throw new UsageError(
+      `${name}: --${fromStdinOnly} on the command line is refused (npm prints it back and ps shows it); ` +
+        `it is read from standard input: pipe it in, or leave the flag out and type it at the prompt`,
+    );
   }
   const missing = command.flags.required.filter((flag) => values[flag] === undefined);
   if (missing.length > 0) throw new UsageError(`${name}: missing ${missing.map((flag) => `--${flag}`).join(', ')}`);
@@ -80,7 +82,7 @@ function parseCommandLine(argv: string[]): Parsed {
 /** Fills in the secret flag from standard input when the command reads it there. */
 async function readSecretFlag(command: CliCommand, flags: Record<string, string>): Promise<void> {
   const stdin = command.stdin;
-  if (!stdin || (!stdin.always && flags[stdin.flag] !== FROM_STDIN)) return;
+  if (!stdin) return;
   const secret = await readSecret(`${stdin.flag}: `);
   if (secret === '') throw new UsageError(`no --${stdin.flag} on standard input (pipe it in, or type it)`);
   flags[stdin.flag] = secret;

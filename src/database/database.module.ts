@@ -25,8 +25,10 @@ class QueryMetrics {
       inject: [AppConfig],
       useFactory: (config: AppConfig) => ({
         ...buildDataSourceOptions(config),
-        // Fail the boot at once when the database is down; the orchestrator restarts us.
+        // Fail the boot at once when the database is down; the orchestrator restarts us. No retry also means
+        // no "Unable to connect… Retrying (1)" line with a stack before main's one-line reason.
         retryAttempts: 0,
+        toRetry: () => false,
       }),
       dataSourceFactory: async (options) => {
         const dataSource = await new DataSource(options!).initialize();

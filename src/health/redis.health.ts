@@ -1,13 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
 import type { RedisConnection } from '../redis-client/redis-connection';
-import { REDIS_CLIENT } from '../redis-client/redis-client.module';
+import { REDIS_CLIENT, REDIS_FAILURES } from '../redis-client/redis-client.module';
+import type { RedisFailureWatch } from '../redis-client/redis-failure';
 
 @Injectable()
 export class RedisHealthIndicator {
   constructor(
     private readonly health: HealthIndicatorService,
     @Inject(REDIS_CLIENT) private readonly redis: RedisConnection | null,
+    @Inject(REDIS_FAILURES) private readonly failures: RedisFailureWatch | null,
   ) {}
 
   get configured(): boolean {
@@ -27,6 +29,10 @@ export class RedisHealthIndicator {
       ]);
       return indicator.up();
     } catch (error) {
+      // The connection's own failure (refused, timed out, certificate not trusted, credentials refused) says
+      // what to fix; the command's error only says that it could not be sent.
+      const failure = this.failures?.current;
+      if (failure) return indicator.down({ message: failure.message, reason: failure.kind });
       return indicator.down({ message: (error as Error).message });
     } finally {
       clearTimeout(timer);

@@ -1,12 +1,18 @@
 import { Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import { APP_LOGGER } from '../common/logging/logging.module';
+import type { AppLogger } from '../common/logging/logger';
 import { AppConfig } from '../config/app-config';
 import { closeConnection, openRedisConnection, parseRedisUrl, type RedisConnection } from './redis-connection';
+import { RedisFailureWatch } from './redis-failure';
 
 // Re-exported: tests and the storage benchmark build their clients with the service's options.
 export { redisOptions } from './redis-connection';
 
 /** The shared connection (`RedisConnection`: one server, Sentinel-followed, or a Cluster); `null` without Redis. */
 export const REDIS_CLIENT = Symbol('REDIS_CLIENT');
+
+/** The shared connection's {@link RedisFailureWatch} (why Redis is down, for `/health`); `null` without Redis. */
+export const REDIS_FAILURES = Symbol('REDIS_FAILURES');
 
 @Injectable()
 class RedisLifecycle implements OnApplicationShutdown {
@@ -25,19 +31,24 @@ class RedisLifecycle implements OnApplicationShutdown {
 @Module({
   providers: [
     {
+      provide: REDIS_FAILURES,
+      inject: [AppConfig, APP_LOGGER],
+      useFactory: (config: AppConfig, logger: AppLogger) => (config.redisUrl ? new RedisFailureWatch(logger) : null),
+    },
+    {
       provide: REDIS_CLIENT,
-      inject: [AppConfig],
-      useFactory: (config: AppConfig): RedisConnection | null => {
+      inject: [AppConfig, REDIS_FAILURES],
+      useFactory: (config: AppConfig, failures: RedisFailureWatch | null): RedisConnection | null => {
         if (!config.redisUrl) return null;
         const client = openRedisConnection(parseRedisUrl(config.redisUrl), config.redisTlsCaFile);
-        // Connection errors surface through health and each command's own failure; an unhandled 'error'
-        // event would otherwise crash the process.
-        client.on('error', () => undefined);
+        // Each connection failure is named once per outage in the log and in /health; the listener also keeps
+        // an 'error' event from crashing the process.
+        failures!.watch(client);
         return client;
       },
     },
     RedisLifecycle,
   ],
-  exports: [REDIS_CLIENT],
+  exports: [REDIS_CLIENT, REDIS_FAILURES],
 })
 export class RedisClientModule {}

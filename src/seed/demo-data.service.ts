@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { APP_LOGGER } from '../common/logging/logging.module';
 import type { AppLogger } from '../common/logging/logger';
@@ -31,10 +31,12 @@ export function wantsDemoData(config: Pick<AppConfig, 'seedDemo' | 'usesEmbedded
 
 /**
  * Gives a first start something to log in with: two companies and one owner who belongs to both with every
- * permission. Only on an empty database, and only where {@link wantsDemoData} says so.
+ * permission. Only on an empty database, and only where {@link wantsDemoData} says so. main.ts calls
+ * {@link seedOnFirstStart} once the port is bound: a start that fails (the port taken) must not have created an
+ * account whose one-time password scrolled away above the error.
  */
 @Injectable()
-export class DemoDataService implements OnApplicationBootstrap {
+export class DemoDataService {
   constructor(
     private readonly config: AppConfig,
     private readonly dataSource: DataSource,
@@ -44,7 +46,7 @@ export class DemoDataService implements OnApplicationBootstrap {
     @Inject('MIGRATIONS_APPLIED') _migrationsApplied: unknown,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
+  async seedOnFirstStart(): Promise<void> {
     if (!wantsDemoData(this.config)) return;
     const created = await this.seedIfEmpty();
     if (created) this.announce(created);
@@ -78,7 +80,9 @@ export class DemoDataService implements OnApplicationBootstrap {
         '  Demo data created: two companies and one owner who belongs to both.',
         `    e-mail:   ${email}`,
         `    password: ${password}`,
-        '  This password is shown only now.',
+        '  This password is shown only now. Lost it? Set a new one with',
+        `    npm run cli -- employee:set-password --email ${email}`,
+        '  (or stop the service and remove the data folder to start afresh).',
         '',
       ].join('\n') + '\n',
     );

@@ -6,5 +6,6 @@ import { DemoDataService } from './demo-data.service';
 @Module({
   imports: [DatabaseModule, EmployeeModule],
   providers: [DemoDataService],
+  exports: [DemoDataService],
 })
 export class SeedModule {}

@@ -23,9 +23,15 @@ export class AdminPageRig {
     this.db = await provisionDatabase();
   }
 
-  /** Runs one CLI command and answers the JSON object it printed last. */
+  /**
+   * Runs one CLI command and answers the JSON object it printed last. `--password P` is written to the CLI's
+   * standard input, as the CLI requires (it refuses a password on its command line).
+   */
   async cli(...args: string[]): Promise<Record<string, unknown>> {
-    const result = await runCli(args, this.env());
+    const at = args.indexOf('--password');
+    const input = at === -1 ? '' : `${args[at + 1]}\n`;
+    if (at !== -1) args = [...args.slice(0, at), ...args.slice(at + 2)];
+    const result = await runCli(args, this.env(), 40_000, input);
     if (result.code !== 0) throw new Error(`cli ${args.join(' ')} failed: ${result.stderr}`);
     return JSON.parse(result.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
   }

@@ -22,6 +22,9 @@ export class NestLogger implements LoggerService {
   }
 
   error(message: unknown, stackOrContext?: string, context?: string): void {
+    // A failed start whose reason is one plain sentence (a second process on the embedded database's folder):
+    // main writes that sentence to stderr, and a JSON stack trace before it only hides it.
+    if (message instanceof Error && (message as { operatorMessage?: boolean }).operatorMessage === true) return;
     if (message instanceof Error) {
       this.logger.error({ err: message, context: stackOrContext }, message.message);
       return;

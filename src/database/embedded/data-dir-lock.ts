@@ -3,6 +3,9 @@ import { join } from 'node:path';
 
 /** Thrown when another live process already has the embedded database open. */
 export class DataDirInUseError extends Error {
+  /** Its message is the whole story: main prints it as one line, and the log adds no stack trace before it. */
+  readonly operatorMessage = true;
+
   constructor(dataDir: string, pid: number) {
     super(
       `The embedded database in ${dataDir} is in use by process ${pid}. ` +
