@@ -18,7 +18,7 @@ module.exports = {
       ...common,
       displayName: 'unit',
       rootDir: '.',
-      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/scripts/**/*.spec.ts'],
+      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/scripts/**/*.spec.ts', '<rootDir>/client/src/**/*.spec.ts'],
     },
     // Checks of the repository itself (documents, links, folder rules, the module generator's output), not of
     // the service's code: no app, no database.
