@@ -19,7 +19,7 @@ const MAX_LINES = 250;
 const REPO = join(__dirname, '..');
 
 function cruise(paths) {
-  const bin = join(REPO, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
+  const bin = join(REPO, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruiser.mjs');
   const config = join(REPO, '.dependency-cruiser.cjs');
   // Exit status is the number of violations; the JSON on stdout is complete either way.
   let out;

@@ -134,7 +134,8 @@ function entitiesOf(files) {
 }
 
 const SQL = /\b(?:FROM|JOIN|UPDATE|INTO|TABLE)\s+"?(\w+)"?/g;
-const BUILDER = /\.(?:from|into|update|delete|innerJoin|leftJoin|innerJoinAndSelect|leftJoinAndSelect)\(\s*['"`](\w+)['"`]/g;
+const BUILDER =
+  /\.(?:from|into|update|delete|innerJoin|leftJoin|innerJoinAndSelect|leftJoinAndSelect)\(\s*['"`](\w+)['"`]/g;
 
 /** The tables a file names, each once. */
 function tablesNamedIn(text, tables, classes) {

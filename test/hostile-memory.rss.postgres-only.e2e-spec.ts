@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { resolve } from 'node:path';
@@ -5,7 +6,16 @@ import * as fc from 'fast-check';
 import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
 import { call, createFleetAccount, type FleetAccount, logIn, type Session, sleep } from './support/fleet';
 import { type FuzzContext, type FuzzRequest, type OpenApiDocument, requestsArbitrary } from './support/fuzz';
-import { CHILD_TEST_ENV, killChildren, requireBuild, type RunningService, startService } from './support/processes';
+import { descendants, NPM } from './support/process-tree';
+import {
+  CHILD_TEST_ENV,
+  Child,
+  killChildren,
+  requireBuild,
+  type RunningService,
+  serviceStarted,
+  startService,
+} from './support/processes';
 
 /**
  * `HEAP_SNAPSHOT_DIR=/tmp/x`: the service also writes a heap snapshot there at each reading (compare two with
@@ -13,14 +23,22 @@ import { CHILD_TEST_ENV, killChildren, requireBuild, type RunningService, startS
  * bounds are not checked then; the JS heap's is.
  */
 const SNAPSHOTS = process.env.HEAP_SNAPSHOT_DIR;
-/** Requests per hostile run; two identical runs are sent. */
-const RUN = Number(process.env.HOSTILE_RUN_REQUESTS ?? 5000);
+/**
+ * docs/contract.md "Runtime": the hostile mix is a long first run, then two identical shorter ones (the issue's
+ * measurement: 16,000 fuzzed requests, then 2 × 3,000).
+ */
+const FIRST_RUN = Number(process.env.HOSTILE_FIRST_RUN_REQUESTS ?? 16_000);
+const RUN = Number(process.env.HOSTILE_RUN_REQUESTS ?? 3000);
+/** The contract's bounds: under 300 MiB while serving, within 100 MiB of the start 10 s after the traffic. */
+const PEAK_BOUND_MIB = 300;
+const SETTLED_BOUND_MIB = 100;
+const ROOT = resolve(__dirname, '..');
 const SEED = 18_018;
 const BATCH = 16;
 const MIB = 1024 * 1024;
 const COLLECTOR = resolve(__dirname, 'support', 'collect-garbage-on-signal.js');
 
-jest.setTimeout(600_000);
+jest.setTimeout(900_000);
 
 function rssOf(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8')
@@ -58,150 +76,161 @@ function send(port: number, agent: Agent, req: FuzzRequest): Promise<number> {
   });
 }
 
+/** How the service is started: a supervisor's `npm run start:prod`, or a container's bare `node dist/src/main.js`. */
+const STARTS: Array<[string, (env: Record<string, string>) => Promise<{ service: RunningService; pid: number }>]> = [
+  [
+    'npm run start:prod',
+    async (env) => {
+      const npm = new Child(spawn(NPM, ['run', '-s', 'start:prod'], { cwd: ROOT, env: { ...process.env, ...env } }));
+      const service = await serviceStarted(npm);
+      // npm's own process is npm's; the instance is the node below it running the service.
+      const pid = descendants(npm.process.pid!).find((candidate) =>
+        readFileSync(`/proc/${candidate}/cmdline`, 'utf8').includes('dist/src/main.js'),
+      );
+      if (pid === undefined) throw new Error('no service process below npm');
+      return { service, pid };
+    },
+  ],
+  [
+    'node dist/src/main.js',
+    async (env) => {
+      const service = await startService(env);
+      return { service, pid: service.child.process.pid! };
+    },
+  ],
+];
+
 /**
- * The issue's measurement from outside: a built service on PostgreSQL, RSS read from /proc before a hostile run
- * (every route fuzzed with hostile values: huge strings, made-up credentials, odd headers), after it, and after a
- * second identical run. RSS must come back within 100 MiB of the start and not grow over the second run.
- *
- * Each reading is taken once garbage is collected (issue 18: the 330-440 MiB readings were garbage V8 had not
- * collected yet, plus heap snapshots' own memory; heap snapshots before and after showed ~5 MiB retained after a
- * first run, compiled code mostly, and nothing after a second). The readings with the garbage are printed too.
+ * The contract's memory rule, measured from outside on a built service on PostgreSQL started each documented
+ * way, with no flag given by the test (the heap bound must come with the process): RSS sampled from /proc every
+ * 100 ms stays under 300 MiB through the hostile mix (every route fuzzed with hostile values: huge strings,
+ * made-up credentials, odd headers), and 10 s after the traffic stops, with nothing forced, is within 100 MiB of
+ * the start. A leak would show as JS heap kept over the last identical run, read after a forced collection
+ * (support/collect-garbage-on-signal.js; issue 18: readings with garbage not yet collected measure V8's timing).
  */
-describe(`memory after a hostile run (${RUN} fuzzed requests, twice)`, () => {
-  let database: ProvisionedDatabase;
-  let service: RunningService;
-  let account: FleetAccount;
-  let ctx: FuzzContext;
-  let port: number;
-  const credential = { jwt: '', apiKey: '' };
+describe.each(STARTS)(
+  `memory through a hostile mix (${FIRST_RUN} + 2 × ${RUN} fuzzed requests), started as %s`,
+  (_how, start) => {
+    let database: ProvisionedDatabase;
+    let service: RunningService;
+    let pid: number;
+    let account: FleetAccount;
+    let ctx: FuzzContext;
+    let port: number;
+    const credential = { jwt: '', apiKey: '' };
 
-  async function renew(): Promise<void> {
-    credential.jwt = ((await logIn(service.url, account)).body as Session).jwt;
-    const key = await call(service.url, 'POST', '/v1/apikeys', {
-      credential: credential.jwt,
-      body: { name: 'hostile', permissions: ['*'] },
-    });
-    credential.apiKey = (key.body as { api_key: string }).api_key;
-  }
+    async function renew(): Promise<void> {
+      credential.jwt = ((await logIn(service.url, account)).body as Session).jwt;
+      const key = await call(service.url, 'POST', '/v1/apikeys', {
+        credential: credential.jwt,
+        body: { name: 'hostile', permissions: ['*'] },
+      });
+      credential.apiKey = (key.body as { api_key: string }).api_key;
+    }
 
-  async function hostileRun(): Promise<Record<number, number>> {
-    const agent = new Agent({ keepAlive: true, maxSockets: 8 });
-    const arbitrary = requestsArbitrary(ctx);
-    const statuses: Record<number, number> = {};
-    try {
-      for (let sent = 0, batch = 0; sent < RUN; batch++) {
-        const requests = fc.sample(arbitrary, { seed: SEED + batch, numRuns: BATCH });
-        const answers = await Promise.all(requests.map((req) => send(port, agent, req)));
-        sent += BATCH;
-        for (const status of answers) statuses[status] = (statuses[status] ?? 0) + 1;
-        if (batch % 20 === 19) await renew();
+    async function hostileRun(requests: number, seed: number): Promise<Record<number, number>> {
+      const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+      const arbitrary = requestsArbitrary(ctx);
+      const statuses: Record<number, number> = {};
+      try {
+        for (let sent = 0, batch = 0; sent < requests; batch++) {
+          const sample = fc.sample(arbitrary, { seed: seed + batch, numRuns: BATCH });
+          const answers = await Promise.all(sample.map((req) => send(port, agent, req)));
+          sent += BATCH;
+          for (const status of answers) statuses[status] = (statuses[status] ?? 0) + 1;
+          if (batch % 20 === 19) await renew();
+        }
+      } finally {
+        agent.destroy();
       }
-    } finally {
-      agent.destroy();
+      return statuses;
     }
-    return statuses;
-  }
 
-  interface Reading {
-    rssMiB: number;
-    heapUsedMiB: number;
-    heapTotalMiB: number;
-    externalMiB: number;
-  }
+    const mib = (bytes: number) => Math.round((bytes / MIB) * 10) / 10;
 
-  const mib = (bytes: number) => Math.round((bytes / MIB) * 10) / 10;
-
-  /** RSS now, garbage and all: what `ps` shows. */
-  function rssNow(): number {
-    return mib(rssOf(service.child.process.pid!));
-  }
-
-  /**
-   * What the process holds: RSS and heap once all garbage is collected (support/collect-garbage-on-signal.js),
-   * so a reading does not depend on whether V8's memory reducer happened to run yet.
-   */
-  async function held(): Promise<Reading> {
-    const marker = '{"memoryAfterGc"';
-    const before = service.child.stderr.split(marker).length;
-    service.child.process.kill('SIGUSR2');
-    const deadline = Date.now() + 120_000;
-    while (service.child.stderr.split(marker).length === before) {
-      if (Date.now() > deadline) throw new Error(`no memory reading; stderr: ${service.child.stderr.slice(-2000)}`);
-      await sleep(100);
+    /** RSS now, garbage and all: what `ps` shows. */
+    function rssNow(): number {
+      return mib(rssOf(pid));
     }
-    const line = service.child.stderr.slice(service.child.stderr.lastIndexOf(marker)).split('\n')[0];
-    const memory = (JSON.parse(line) as { memoryAfterGc: NodeJS.MemoryUsage }).memoryAfterGc;
-    // The reading's own RSS (from /proc, like the rest) once the collection is done.
-    return {
-      rssMiB: rssNow(),
-      heapUsedMiB: mib(memory.heapUsed),
-      heapTotalMiB: mib(memory.heapTotal),
-      externalMiB: mib(memory.external),
-    };
-  }
 
-  beforeAll(async () => {
-    requireBuild();
-    database = await provisionDatabase('postgres');
-    service = await startService({
-      ...CHILD_TEST_ENV,
-      ...database.env,
-      JWT_SECRET: 'hostile-memory-secret-that-is-32-bytes-long',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      RATE_LIMIT_SCALE: '100000',
-      NODE_OPTIONS: `--expose-gc --require ${COLLECTOR}`,
-      ...(SNAPSHOTS ? { HEAP_SNAPSHOT_DIR: SNAPSHOTS } : {}),
+    /** The JS heap once all garbage is collected. */
+    async function heapHeldMiB(): Promise<number> {
+      const marker = '{"memoryAfterGc"';
+      const before = service.child.stderr.split(marker).length;
+      process.kill(pid, 'SIGUSR2');
+      const deadline = Date.now() + 120_000;
+      while (service.child.stderr.split(marker).length === before) {
+        if (Date.now() > deadline) throw new Error(`no memory reading; stderr: ${service.child.stderr.slice(-2000)}`);
+        await sleep(100);
+      }
+      const line = service.child.stderr.slice(service.child.stderr.lastIndexOf(marker)).split('\n')[0];
+      return mib((JSON.parse(line) as { memoryAfterGc: NodeJS.MemoryUsage }).memoryAfterGc.heapUsed);
+    }
+
+    beforeAll(async () => {
+      requireBuild();
+      database = await provisionDatabase('postgres');
+      ({ service, pid } = await start({
+        ...CHILD_TEST_ENV,
+        ...database.env,
+        NODE_ENV: 'production',
+        JWT_SECRET: 'hostile-memory-secret-that-is-32-bytes-long',
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        RATE_LIMIT_SCALE: '100000',
+        NODE_OPTIONS: `--expose-gc --require ${COLLECTOR}`,
+        ...(SNAPSHOTS ? { HEAP_SNAPSHOT_DIR: SNAPSHOTS } : {}),
+      }));
+      port = Number(new URL(service.url).port);
+      account = await createFleetAccount(database.url!);
+      await renew();
+      const doc = (await call(service.url, 'GET', '/docs/openapi.json')).body as OpenApiDocument;
+      ctx = {
+        doc,
+        credential: { jwt: () => credential.jwt, apiKey: () => credential.apiKey },
+        loginTarget: { email: account.email, password: account.password, companyId: account.companies[0] },
+      };
     });
-    port = Number(new URL(service.url).port);
-    account = await createFleetAccount(database.url!);
-    await renew();
-    const doc = (await call(service.url, 'GET', '/docs/openapi.json')).body as OpenApiDocument;
-    ctx = {
-      doc,
-      credential: { jwt: () => credential.jwt, apiKey: () => credential.apiKey },
-      loginTarget: { email: account.email, password: account.password, companyId: account.companies[0] },
-    };
-  });
 
-  afterAll(async () => {
-    await killChildren();
-    await database?.drop();
-  });
+    afterAll(async () => {
+      if (pid) process.kill(pid, 'SIGTERM');
+      await service?.child.exit(15_000).catch(() => undefined);
+      await killChildren();
+      await database?.drop();
+    });
 
-  it('returns RSS within 100 MiB of the start after a run, and does not grow over a second identical run', async () => {
-    // Warm up what every process builds once (compiled code, pools), so the start is a served state.
-    for (let i = 0; i < 200; i++) await call(service.url, 'GET', '/v1/users/me', { credential: credential.jwt });
-    const start = await held();
-    const first = await hostileRun();
-    const rightAfterFirst = rssNow();
-    const afterFirst = await held();
-    const second = await hostileRun();
-    const rightAfterSecond = rssNow();
-    await sleep(10_000);
-    const tenSecondsLater = rssNow();
-    const afterSecond = await held();
-    const figures = {
-      requestsPerRun: RUN,
-      start,
-      afterFirst,
-      afterSecond,
-      rssWithGarbageMiB: { rightAfterFirst, rightAfterSecond, tenSecondsLater },
-      first,
-      second,
-    };
-    console.log(`hostile-run memory: ${JSON.stringify(figures)}`);
-    for (const statuses of [first, second]) {
-      expect(Object.keys(statuses).filter((status) => Number(status) >= 500)).toEqual([]);
-    }
-    // What the JS heap retains after the first run is what one run compiles and loads once; a second identical
-    // run adds nothing that stays.
-    expect(afterSecond.heapUsedMiB - afterFirst.heapUsedMiB).toBeLessThan(4);
-    if (SNAPSHOTS) return;
-    expect(afterFirst.rssMiB - start.rssMiB).toBeLessThan(100);
-    expect(afterSecond.rssMiB - afterFirst.rssMiB).toBeLessThan(20);
-    // What an operator's `ps` shows 10 s after the load, garbage and all (nothing forced): also within 100 MiB.
-    expect(tenSecondsLater - start.rssMiB).toBeLessThan(100);
-  });
-});
+    it('stays under 300 MiB while serving it, is back within 100 MiB 10 s after, and keeps no heap', async () => {
+      // The bound came with the process: V8's flags are on its command line, though the test passed none.
+      expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8')).toContain('--max-old-space-size=');
+      // Warm up what every process builds once (compiled code, pools), so the start is a served state.
+      for (let i = 0; i < 200; i++) await call(service.url, 'GET', '/v1/users/me', { credential: credential.jwt });
+      const startMiB = rssNow();
+      let peakMiB = startMiB;
+      const sampler = setInterval(() => (peakMiB = Math.max(peakMiB, rssNow())), 100);
+      const runs: Array<Record<number, number>> = [];
+      let heapBefore: number;
+      try {
+        runs.push(await hostileRun(FIRST_RUN, SEED), await hostileRun(RUN, SEED + 1_000));
+        heapBefore = await heapHeldMiB();
+        runs.push(await hostileRun(RUN, SEED + 1_000));
+      } finally {
+        clearInterval(sampler);
+      }
+      const rightAfter = rssNow();
+      await sleep(10_000);
+      const tenSecondsLater = rssNow();
+      const heapAfter = await heapHeldMiB();
+      const figures = { startMiB, peakMiB, rightAfter, tenSecondsLater, heapBefore, heapAfter, runs };
+      console.log(`hostile-run memory (${_how}): ${JSON.stringify(figures)}`);
+      for (const statuses of runs) {
+        expect(Object.keys(statuses).filter((status) => Number(status) >= 500)).toEqual([]);
+      }
+      // A second identical run adds nothing the heap keeps.
+      expect(heapAfter - heapBefore).toBeLessThan(4);
+      if (SNAPSHOTS) return;
+      expect(peakMiB).toBeLessThan(PEAK_BOUND_MIB);
+      expect(tenSecondsLater - startMiB).toBeLessThan(SETTLED_BOUND_MIB);
+    });
+  },
+);

@@ -24,7 +24,9 @@ describe('POST /v1/users for an e-mail that already has an account', () => {
   beforeAll(async () => {
     t = await startTestApp();
     [alpha, , gamma] = await createCompanies(t, 'Alpha', 'Beta', 'Gamma');
-    adminJwt = (await login(t, await createAccount(t, [alpha.id], ['users:write', 'users:read', 'products:read']), alpha.id)).jwt;
+    adminJwt = (
+      await login(t, await createAccount(t, [alpha.id], ['users:write', 'users:read', 'products:read']), alpha.id)
+    ).jwt;
   });
   afterAll(() => t?.close());
 
