@@ -191,7 +191,10 @@ async function redisSentinel() {
 
 async function redisCluster() {
   for (const port of ports.cluster) {
-    writeFileSync(join(dir, `cluster-${port}.conf`), fill('redis-cluster.conf', { PORT: port, DIR: dir }));
+    writeFileSync(
+      join(dir, `cluster-${port}.conf`),
+      fill('redis-cluster.conf', { PORT: port, BUS_PORT: port + 10, DIR: dir }) /* bus: base + 50..55 */,
+    );
     start(`cluster-${port}`, bin('redis-server'), [join(dir, `cluster-${port}.conf`)]);
     await until(`cluster node ${port}`, () => listening(port));
   }
