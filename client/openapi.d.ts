@@ -4,6 +4,100 @@
  */
 
 export interface paths {
+    "/v1/users/authenticateinit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Login step 1: the companies the account belongs to
+         * @description **About its error answers**
+         *
+         *     - **401**: error_invalid_credentials
+         *     - **429**: Ten failed logins for this e-mail within 15 minutes (body in the object form)
+         */
+        post: operations["authenticateInit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/authenticatefinish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Login step 2: a token bound to the chosen company and a new login session
+         * @description **About its error answers**
+         *
+         *     - **401**: error_invalid_credentials; error_otp_required (TOTP on, no code sent); error_otp_invalid (wrong or used code)
+         *     - **403**: error_company_not_member
+         *     - **429**: Ten failed logins for this e-mail within 15 minutes (body in the object form)
+         */
+        post: operations["authenticateFinish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/refreshtoken": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Renew a token: the previous token is blacklisted and its refresh token used up
+         * @description Checks, in order: error_refresh_token_invalid (401), error_jwt_blacklisted (400), error_session_max_age (400, more than 30 days since login), error_jwt_expired (400). A used refresh token presented again more than 10 s after its use ends the whole session.
+         *
+         *     **About its error answers**
+         *
+         *     - **400**: error_jwt_blacklisted (the session has ended), error_session_max_age (more than 30 days since login), error_jwt_expired (the token of this refresh token has expired)
+         *     - **401**: error_refresh_token_invalid
+         */
+        post: operations["refreshToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End the login session; its tokens are blacklisted
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a login token (JWT), not an API key.
+         */
+        post: operations["logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health/live": {
         parameters: {
             query?: never;
@@ -106,100 +200,6 @@ export interface paths {
         get: operations["listCompanies"];
         put?: never;
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/users/authenticateinit": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Login step 1: the companies the account belongs to
-         * @description **About its error answers**
-         *
-         *     - **401**: error_invalid_credentials
-         *     - **429**: Ten failed logins for this e-mail within 15 minutes (body in the object form)
-         */
-        post: operations["authenticateInit"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/users/authenticatefinish": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Login step 2: a token bound to the chosen company and a new login session
-         * @description **About its error answers**
-         *
-         *     - **401**: error_invalid_credentials; error_otp_required (TOTP on, no code sent); error_otp_invalid (wrong or used code)
-         *     - **403**: error_company_not_member
-         *     - **429**: Ten failed logins for this e-mail within 15 minutes (body in the object form)
-         */
-        post: operations["authenticateFinish"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/users/refreshtoken": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Renew a token: the previous token is blacklisted and its refresh token used up
-         * @description Checks, in order: error_refresh_token_invalid (401), error_jwt_blacklisted (400), error_session_max_age (400, more than 30 days since login), error_jwt_expired (400). A used refresh token presented again more than 10 s after its use ends the whole session.
-         *
-         *     **About its error answers**
-         *
-         *     - **400**: error_jwt_blacklisted (the session has ended), error_session_max_age (more than 30 days since login), error_jwt_expired (the token of this refresh token has expired)
-         *     - **401**: error_refresh_token_invalid
-         */
-        post: operations["refreshToken"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/users/logout": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * End the login session; its tokens are blacklisted
-         * @description **About its error answers**
-         *
-         *     - **403**: This operation needs a login token (JWT), not an API key.
-         */
-        post: operations["logout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -655,7 +655,7 @@ export interface paths {
         get: operations["listFiles"];
         put?: never;
         /**
-         * Upload one file (multipart/form-data, part `file`) into the current company
+         * Upload one file (multipart/form-data, part file) into the current company
          * @description The content is stored under a generated name; the original name is kept (without directories or control characters) for display. The size limit is FILES_MAX_BYTES (10 MiB by default).
          *
          *     **About its error answers**
@@ -871,7 +871,7 @@ export interface paths {
          */
         get: operations["getOrder"];
         /**
-         * Cancel an open order: `{"status": "cancelled"}`
+         * Cancel an open order: {"status": "cancelled"}
          * @description **About its error answers**
          *
          *     - **403**: This operation needs a JWT or an API key with the permission `orders:write`.
@@ -1016,9 +1016,15 @@ export interface components {
             name: string;
         };
         LoginResultDto: {
-            /** @description The User Login Token: send it as the raw Authorization header value */
+            /**
+             * @description The User Login Token: send it as the raw Authorization header value
+             * @example eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxIiwiY2lkIjoxLCJzaWQiOiJlMDIyMTBlYS1lNzliLTRkYWEtYmIzYy1mM2YwNDY5ZTM3OTUiLCJpYXQiOjE3OTU2MTcwOTEsImV4cCI6MTc5NjgzNTU5OX0.0Q_H-LDrAHfCXpyvnyzHCl_KePql9o8Fr-HyEsZoCG4
+             */
             jwt: string;
-            /** @description Renews the token before it expires, once */
+            /**
+             * @description Renews the token before it expires, once
+             * @example k5F6NczFlpq73F7nnN06lsvIXwzreeJ6_lC6fN1oK3Q
+             */
             refresh_token: string;
             /**
              * Format: date-time
@@ -1081,7 +1087,10 @@ export interface components {
             company_id: number;
         };
         RefreshTokenDto: {
-            /** @description The refresh_token of the latest login result */
+            /**
+             * @description The refresh_token of the latest login result
+             * @example k5F6NczFlpq73F7nnN06lsvIXwzreeJ6_lC6fN1oK3Q
+             */
             refresh_token: string;
         };
         SessionDto: {
@@ -1091,7 +1100,9 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             last_used_at: string;
+            /** @example 203.0.113.7 */
             ip: string | null;
+            /** @example Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36 */
             user_agent: string | null;
             /** @description The session of the token making this request */
             current: boolean;
@@ -1118,7 +1129,10 @@ export interface components {
             /** Format: email */
             email: string;
             permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "*")[];
-            /** @description Shown only in this answer; valid 7 days, once */
+            /**
+             * @description Shown only in this answer; valid 7 days, once
+             * @example qX3v9Lr2TfWk8pZmN4bYc7HsJd6eA1uG
+             */
             code: string;
             /** Format: date-time */
             expires_at: string;
@@ -1164,7 +1178,10 @@ export interface components {
              * @example abcd-efgh-ijkl-mnop
              */
             recovery_code?: string;
-            /** @description The invitation code */
+            /**
+             * @description The invitation code
+             * @example qX3v9Lr2TfWk8pZmN4bYc7HsJd6eA1uG
+             */
             code: string;
             /**
              * @description For a new account (default: the part of the e-mail before @)
@@ -1255,7 +1272,10 @@ export interface components {
             permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "*")[];
         };
         ResetCodeDto: {
-            /** @description Shown only in this answer; valid 24 hours, once */
+            /**
+             * @description Shown only in this answer; valid 24 hours, once
+             * @example Zt8mQ2wVx5KcR9nLp3HyB6fJd4sE7aUg
+             */
             code: string;
             /** Format: date-time */
             expires_at: string;
@@ -1275,7 +1295,10 @@ export interface components {
              * @example ann@acme.example
              */
             email: string;
-            /** @description The code an administrator issued (POST /v1/users/{id}/passwordreset) */
+            /**
+             * @description The code an administrator issued (POST /v1/users/{id}/passwordreset)
+             * @example Zt8mQ2wVx5KcR9nLp3HyB6fJd4sE7aUg
+             */
             code: string;
             /**
              * Format: password
@@ -1698,15 +1721,27 @@ export interface components {
                 message: string;
             }[];
         };
-        "Error401.jwt_query_not_allowed": {
+        "Error401.invalid_credentials.jwt_query_not_allowed": {
             /** @description Exactly one error code */
-            error: "error_jwt_query_not_allowed"[];
+            error: ("error_invalid_credentials" | "error_jwt_query_not_allowed")[];
+            /** @description One human sentence */
+            message: string;
+        };
+        "Error413.payload_too_large": {
+            /** @description Exactly one error code */
+            error: "error_payload_too_large"[];
             /** @description One human sentence */
             message: string;
         };
         "Error414.uri_too_long": {
             /** @description Exactly one error code */
             error: "error_uri_too_long"[];
+            /** @description One human sentence */
+            message: string;
+        };
+        "Error415.unsupported_media_type": {
+            /** @description Exactly one error code */
+            error: "error_unsupported_media_type"[];
             /** @description One human sentence */
             message: string;
         };
@@ -1727,58 +1762,6 @@ export interface components {
         "Error503.service_unavailable": {
             /** @description Exactly one error code */
             error: "error_service_unavailable"[];
-            /** @description One human sentence */
-            message: string;
-        };
-        "Error401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed": {
-            /** @description Exactly one error code */
-            error: ("error_jwt_hash_not_found" | "error_jwt_is_required" | "error_jwt_query_not_allowed")[];
-            /** @description One human sentence */
-            message: string;
-        };
-        "Error400.bad_request.jwt_blacklisted.jwt_expired.validation": {
-            /** @description Exactly one error code */
-            error: ("error_bad_request" | "error_jwt_blacklisted" | "error_jwt_expired" | "error_validation")[];
-            /** @description One human sentence */
-            message: string;
-            /** @description One entry per problem (error_validation only) */
-            details?: {
-                /**
-                 * @description Dotted path of the field, e.g. `lines.0.quantity`
-                 * @example company_id
-                 */
-                field: string;
-                /** @example company_id must be an integer number */
-                message: string;
-            }[];
-        };
-        "Error403.company_not_member.permission_denied": {
-            /** @description Exactly one error code */
-            error: ("error_company_not_member" | "error_permission_denied")[];
-            /** @description One human sentence */
-            message: string;
-        };
-        "Error413.payload_too_large": {
-            /** @description Exactly one error code */
-            error: "error_payload_too_large"[];
-            /** @description One human sentence */
-            message: string;
-        };
-        "Error415.unsupported_media_type": {
-            /** @description Exactly one error code */
-            error: "error_unsupported_media_type"[];
-            /** @description One human sentence */
-            message: string;
-        };
-        "Error403.permission_denied": {
-            /** @description Exactly one error code */
-            error: "error_permission_denied"[];
-            /** @description One human sentence */
-            message: string;
-        };
-        "Error401.invalid_credentials.jwt_query_not_allowed": {
-            /** @description Exactly one error code */
-            error: ("error_invalid_credentials" | "error_jwt_query_not_allowed")[];
             /** @description One human sentence */
             message: string;
         };
@@ -1813,6 +1796,46 @@ export interface components {
         "Error401.jwt_query_not_allowed.refresh_token_invalid": {
             /** @description Exactly one error code */
             error: ("error_jwt_query_not_allowed" | "error_refresh_token_invalid")[];
+            /** @description One human sentence */
+            message: string;
+        };
+        "Error400.bad_request.jwt_blacklisted.jwt_expired.validation": {
+            /** @description Exactly one error code */
+            error: ("error_bad_request" | "error_jwt_blacklisted" | "error_jwt_expired" | "error_validation")[];
+            /** @description One human sentence */
+            message: string;
+            /** @description One entry per problem (error_validation only) */
+            details?: {
+                /**
+                 * @description Dotted path of the field, e.g. `lines.0.quantity`
+                 * @example company_id
+                 */
+                field: string;
+                /** @example company_id must be an integer number */
+                message: string;
+            }[];
+        };
+        "Error401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed": {
+            /** @description Exactly one error code */
+            error: ("error_jwt_hash_not_found" | "error_jwt_is_required" | "error_jwt_query_not_allowed")[];
+            /** @description One human sentence */
+            message: string;
+        };
+        "Error403.permission_denied": {
+            /** @description Exactly one error code */
+            error: "error_permission_denied"[];
+            /** @description One human sentence */
+            message: string;
+        };
+        "Error401.jwt_query_not_allowed": {
+            /** @description Exactly one error code */
+            error: "error_jwt_query_not_allowed"[];
+            /** @description One human sentence */
+            message: string;
+        };
+        "Error403.company_not_member.permission_denied": {
+            /** @description Exactly one error code */
+            error: ("error_company_not_member" | "error_permission_denied")[];
             /** @description One human sentence */
             message: string;
         };
@@ -1880,6 +1903,261 @@ export interface components {
         };
     };
     responses: {
+        /**
+         * @description - `error_bad_request`: the HTTP request itself is malformed (bad header syntax, bad framing); decided before routing
+         *     - `error_validation`: a body, query or path value fails validation (one `details` entry per problem), or the JSON is malformed
+         */
+        "400.bad_request.validation": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
+                "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error400.bad_request.validation"];
+            };
+        };
+        /**
+         * @description - `error_invalid_credentials`: wrong e-mail or password (the same answer for both)
+         *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
+         */
+        "401.invalid_credentials.jwt_query_not_allowed": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error401.invalid_credentials.jwt_query_not_allowed"];
+            };
+        };
+        /** @description - `error_payload_too_large`: the body is over the limit (1 MiB of JSON; uploads: FILES_MAX_BYTES) */
+        "413.payload_too_large": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error413.payload_too_large"];
+            };
+        };
+        /** @description - `error_uri_too_long`: the path or query string is over the limit; decided before routing */
+        "414.uri_too_long": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
+                "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error414.uri_too_long"];
+            };
+        };
+        /** @description - `error_unsupported_media_type`: a body that is not of the media type the operation takes (application/json unless stated) */
+        "415.unsupported_media_type": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error415.unsupported_media_type"];
+            };
+        };
+        /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
+        "429.rate_limit_exceed.account-too-many-failed-logins-for-this-e-mail-try-again-later": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": "error_rate_limit_exceed"[] | {
+                    error: "error_rate_limit_exceed"[];
+                    message: string;
+                };
+            };
+        };
+        /** @description - `error_headers_too_large`: the request headers are over the limit; decided before routing */
+        "431.headers_too_large": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
+                "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error431.headers_too_large"];
+            };
+        };
+        /** @description - `error_internal`: anything unexpected; `correlation_id` (also the X-Request-Id header) identifies it in the logs */
+        "500.internal": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error500.internal"];
+            };
+        };
+        /** @description - `error_service_unavailable`: the database cannot be reached, or the instance is shutting down: retry shortly */
+        "503.service_unavailable": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
+                "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error503.service_unavailable"];
+            };
+        };
+        /**
+         * @description - `error_invalid_credentials`: wrong e-mail or password (the same answer for both)
+         *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
+         *     - `error_otp_invalid`: wrong, reused or stale one-time code or recovery code (counts as a failed login)
+         *     - `error_otp_required`: the password was right and the account has TOTP on, but no `otp` or `recovery_code` was sent
+         */
+        "401.invalid_credentials.jwt_query_not_allowed.otp_invalid.otp_required": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error401.invalid_credentials.jwt_query_not_allowed.otp_invalid.otp_required"];
+            };
+        };
+        /** @description - `error_company_not_member`: company_id is not one of the account's companies */
+        "403.company_not_member": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error403.company_not_member"];
+            };
+        };
+        /**
+         * @description - `error_bad_request`: the HTTP request itself is malformed (bad header syntax, bad framing); decided before routing
+         *     - `error_jwt_blacklisted`: the token or key was revoked (logout, company switch, refresh, session or key revoked)
+         *     - `error_jwt_expired`: the token has expired: refresh it
+         *     - `error_session_max_age`: refresh more than 30 days after login: log in again
+         *     - `error_validation`: a body, query or path value fails validation (one `details` entry per problem), or the JSON is malformed
+         */
+        "400.bad_request.jwt_blacklisted.jwt_expired.session_max_age.validation": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
+                "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error400.bad_request.jwt_blacklisted.jwt_expired.session_max_age.validation"];
+            };
+        };
+        /**
+         * @description - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
+         *     - `error_refresh_token_invalid`: unknown, malformed or already used refresh token
+         */
+        "401.jwt_query_not_allowed.refresh_token_invalid": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error401.jwt_query_not_allowed.refresh_token_invalid"];
+            };
+        };
+        /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
+        "429.rate_limit_exceed": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": "error_rate_limit_exceed"[];
+            };
+        };
+        /**
+         * @description - `error_bad_request`: the HTTP request itself is malformed (bad header syntax, bad framing); decided before routing
+         *     - `error_jwt_blacklisted`: the token or key was revoked (logout, company switch, refresh, session or key revoked)
+         *     - `error_jwt_expired`: the token has expired: refresh it
+         *     - `error_validation`: a body, query or path value fails validation (one `details` entry per problem), or the JSON is malformed
+         */
+        "400.bad_request.jwt_blacklisted.jwt_expired.validation": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
+                "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            };
+        };
+        /**
+         * @description - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
+         *     - `error_jwt_is_required`: no Authorization header
+         *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
+         */
+        "401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            };
+        };
+        /** @description - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation */
+        "403.permission_denied": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error403.permission_denied"];
+            };
+        };
         /**
          * @description - `error_bad_request`: the HTTP request itself is malformed (bad header syntax, bad framing); decided before routing
          *     - `error_validation`: a body, query or path value fails validation (one `details` entry per problem), or the JSON is malformed
@@ -1995,41 +2273,6 @@ export interface components {
             };
         };
         /**
-         * @description - `error_bad_request`: the HTTP request itself is malformed (bad header syntax, bad framing); decided before routing
-         *     - `error_jwt_blacklisted`: the token or key was revoked (logout, company switch, refresh, session or key revoked)
-         *     - `error_jwt_expired`: the token has expired: refresh it
-         *     - `error_validation`: a body, query or path value fails validation (one `details` entry per problem), or the JSON is malformed
-         */
-        "400.bad_request.jwt_blacklisted.jwt_expired.validation": {
-            headers: {
-                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
-                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
-                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
-                "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error400.bad_request.jwt_blacklisted.jwt_expired.validation"];
-            };
-        };
-        /**
-         * @description - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
-         *     - `error_jwt_is_required`: no Authorization header
-         *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
-         */
-        "401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed": {
-            headers: {
-                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            };
-        };
-        /**
          * @description - `error_company_not_member`: company_id is not one of the account's companies
          *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
          */
@@ -2043,45 +2286,6 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error403.company_not_member.permission_denied"];
-            };
-        };
-        /** @description - `error_payload_too_large`: the body is over the limit (1 MiB of JSON; uploads: FILES_MAX_BYTES) */
-        "413.payload_too_large": {
-            headers: {
-                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error413.payload_too_large"];
-            };
-        };
-        /** @description - `error_uri_too_long`: the path or query string is over the limit; decided before routing */
-        "414.uri_too_long": {
-            headers: {
-                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
-                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
-                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
-                "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error414.uri_too_long"];
-            };
-        };
-        /** @description - `error_unsupported_media_type`: a body that is not of the media type the operation takes (application/json unless stated) */
-        "415.unsupported_media_type": {
-            headers: {
-                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error415.unsupported_media_type"];
             };
         };
         /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
@@ -2099,187 +2303,6 @@ export interface components {
                     error: "error_rate_limit_exceed"[];
                     message: string;
                 };
-            };
-        };
-        /** @description - `error_headers_too_large`: the request headers are over the limit; decided before routing */
-        "431.headers_too_large": {
-            headers: {
-                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
-                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
-                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
-                "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error431.headers_too_large"];
-            };
-        };
-        /** @description - `error_internal`: anything unexpected; `correlation_id` (also the X-Request-Id header) identifies it in the logs */
-        "500.internal": {
-            headers: {
-                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error500.internal"];
-            };
-        };
-        /** @description - `error_service_unavailable`: the database cannot be reached, or the instance is shutting down: retry shortly */
-        "503.service_unavailable": {
-            headers: {
-                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
-                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
-                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
-                "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error503.service_unavailable"];
-            };
-        };
-        /** @description - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation */
-        "403.permission_denied": {
-            headers: {
-                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error403.permission_denied"];
-            };
-        };
-        /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-        "429.rate_limit_exceed": {
-            headers: {
-                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "Retry-After": components["headers"]["Retry-After"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": "error_rate_limit_exceed"[];
-            };
-        };
-        /**
-         * @description - `error_bad_request`: the HTTP request itself is malformed (bad header syntax, bad framing); decided before routing
-         *     - `error_validation`: a body, query or path value fails validation (one `details` entry per problem), or the JSON is malformed
-         */
-        "400.bad_request.validation": {
-            headers: {
-                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
-                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
-                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
-                "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error400.bad_request.validation"];
-            };
-        };
-        /**
-         * @description - `error_invalid_credentials`: wrong e-mail or password (the same answer for both)
-         *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
-         */
-        "401.invalid_credentials.jwt_query_not_allowed": {
-            headers: {
-                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error401.invalid_credentials.jwt_query_not_allowed"];
-            };
-        };
-        /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
-        "429.rate_limit_exceed.account-too-many-failed-logins-for-this-e-mail-try-again-later": {
-            headers: {
-                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "Retry-After": components["headers"]["Retry-After"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": "error_rate_limit_exceed"[] | {
-                    error: "error_rate_limit_exceed"[];
-                    message: string;
-                };
-            };
-        };
-        /**
-         * @description - `error_invalid_credentials`: wrong e-mail or password (the same answer for both)
-         *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
-         *     - `error_otp_invalid`: wrong, reused or stale one-time code or recovery code (counts as a failed login)
-         *     - `error_otp_required`: the password was right and the account has TOTP on, but no `otp` or `recovery_code` was sent
-         */
-        "401.invalid_credentials.jwt_query_not_allowed.otp_invalid.otp_required": {
-            headers: {
-                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error401.invalid_credentials.jwt_query_not_allowed.otp_invalid.otp_required"];
-            };
-        };
-        /** @description - `error_company_not_member`: company_id is not one of the account's companies */
-        "403.company_not_member": {
-            headers: {
-                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error403.company_not_member"];
-            };
-        };
-        /**
-         * @description - `error_bad_request`: the HTTP request itself is malformed (bad header syntax, bad framing); decided before routing
-         *     - `error_jwt_blacklisted`: the token or key was revoked (logout, company switch, refresh, session or key revoked)
-         *     - `error_jwt_expired`: the token has expired: refresh it
-         *     - `error_session_max_age`: refresh more than 30 days after login: log in again
-         *     - `error_validation`: a body, query or path value fails validation (one `details` entry per problem), or the JSON is malformed
-         */
-        "400.bad_request.jwt_blacklisted.jwt_expired.session_max_age.validation": {
-            headers: {
-                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
-                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
-                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
-                "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error400.bad_request.jwt_blacklisted.jwt_expired.session_max_age.validation"];
-            };
-        };
-        /**
-         * @description - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
-         *     - `error_refresh_token_invalid`: unknown, malformed or already used refresh token
-         */
-        "401.jwt_query_not_allowed.refresh_token_invalid": {
-            headers: {
-                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error401.jwt_query_not_allowed.refresh_token_invalid"];
             };
         };
         /** @description - `error_not_found`: no such record in the current company (records of other companies and malformed ids included) */
@@ -2414,22 +2437,22 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
-        /** @description The request id (the caller's own X-Request-Id when it looks like one); the 500 `correlation_id` */
-        "X-Request-Id.unless-refused-before-routing": string;
-        /** @description The request id (the caller's own X-Request-Id when it looks like one); the 500 `correlation_id` */
-        "X-Request-Id": string;
         /** @description The bucket's capacity: requests admitted at once (it drains as many per 3 s) */
         "X-Rate-Limit-Limit.unless-refused-before-routing": number;
         /** @description Requests the bucket would still admit at once (0 when full) */
         "X-Rate-Limit-Remaining.unless-refused-before-routing": number;
         /** @description The counter: `{ip}|{METHOD}|{group}|{token hash or -}` */
         "X-Rate-Limit-Identifier.unless-refused-before-routing": string;
+        /** @description The request id (the caller's own X-Request-Id when it looks like one); the 500 `correlation_id` */
+        "X-Request-Id.unless-refused-before-routing": string;
         /** @description The bucket's capacity: requests admitted at once (it drains as many per 3 s) */
         "X-Rate-Limit-Limit": number;
         /** @description Requests the bucket would still admit at once (0 when full) */
         "X-Rate-Limit-Remaining": number;
         /** @description The counter: `{ip}|{METHOD}|{group}|{token hash or -}` */
         "X-Rate-Limit-Identifier": string;
+        /** @description The request id (the caller's own X-Request-Id when it looks like one); the 500 `correlation_id` */
+        "X-Request-Id": string;
         /** @description Whole seconds, rounded up, until the next request fits (at least 1) */
         "Retry-After": number;
     };
@@ -2437,6 +2460,150 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    authenticateInit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CredentialsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanyListDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.validation"];
+            401: components["responses"]["401.invalid_credentials.jwt_query_not_allowed"];
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            429: components["responses"]["429.rate_limit_exceed.account-too-many-failed-logins-for-this-e-mail-try-again-later"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    authenticateFinish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoginDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `no-store`: the body carries a secret that no cache may keep */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoginResultDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.validation"];
+            401: components["responses"]["401.invalid_credentials.jwt_query_not_allowed.otp_invalid.otp_required"];
+            403: components["responses"]["403.company_not_member"];
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            429: components["responses"]["429.rate_limit_exceed.account-too-many-failed-logins-for-this-e-mail-try-again-later"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    refreshToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefreshTokenDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `no-store`: the body carries a secret that no cache may keep */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoginResultDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.session_max_age.validation"];
+            401: components["responses"]["401.jwt_query_not_allowed.refresh_token_invalid"];
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    logout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            403: components["responses"]["403.permission_denied"];
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
     checkLiveness: {
         parameters: {
             query?: never;
@@ -2616,150 +2783,6 @@ export interface operations {
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
             403: components["responses"]["403.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
-            429: components["responses"]["429.rate_limit_exceed"];
-            431: components["responses"]["431.headers_too_large"];
-            500: components["responses"]["500.internal"];
-            503: components["responses"]["503.service_unavailable"];
-        };
-    };
-    authenticateInit: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CredentialsDto"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CompanyListDto"];
-                };
-            };
-            400: components["responses"]["400.bad_request.validation"];
-            401: components["responses"]["401.invalid_credentials.jwt_query_not_allowed"];
-            413: components["responses"]["413.payload_too_large"];
-            414: components["responses"]["414.uri_too_long"];
-            415: components["responses"]["415.unsupported_media_type"];
-            429: components["responses"]["429.rate_limit_exceed.account-too-many-failed-logins-for-this-e-mail-try-again-later"];
-            431: components["responses"]["431.headers_too_large"];
-            500: components["responses"]["500.internal"];
-            503: components["responses"]["503.service_unavailable"];
-        };
-    };
-    authenticateFinish: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["LoginDto"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description `no-store`: the body carries a secret that no cache may keep */
-                    "Cache-Control": "no-store";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["LoginResultDto"];
-                };
-            };
-            400: components["responses"]["400.bad_request.validation"];
-            401: components["responses"]["401.invalid_credentials.jwt_query_not_allowed.otp_invalid.otp_required"];
-            403: components["responses"]["403.company_not_member"];
-            413: components["responses"]["413.payload_too_large"];
-            414: components["responses"]["414.uri_too_long"];
-            415: components["responses"]["415.unsupported_media_type"];
-            429: components["responses"]["429.rate_limit_exceed.account-too-many-failed-logins-for-this-e-mail-try-again-later"];
-            431: components["responses"]["431.headers_too_large"];
-            500: components["responses"]["500.internal"];
-            503: components["responses"]["503.service_unavailable"];
-        };
-    };
-    refreshToken: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["RefreshTokenDto"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description `no-store`: the body carries a secret that no cache may keep */
-                    "Cache-Control": "no-store";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["LoginResultDto"];
-                };
-            };
-            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.session_max_age.validation"];
-            401: components["responses"]["401.jwt_query_not_allowed.refresh_token_invalid"];
-            413: components["responses"]["413.payload_too_large"];
-            414: components["responses"]["414.uri_too_long"];
-            415: components["responses"]["415.unsupported_media_type"];
-            429: components["responses"]["429.rate_limit_exceed"];
-            431: components["responses"]["431.headers_too_large"];
-            500: components["responses"]["500.internal"];
-            503: components["responses"]["503.service_unavailable"];
-        };
-    };
-    logout: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            204: {
-                headers: {
-                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
-            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
-            413: components["responses"]["413.payload_too_large"];
-            414: components["responses"]["414.uri_too_long"];
-            415: components["responses"]["415.unsupported_media_type"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];

@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { type Browser, browserAvailable, SCREENSHOT_DIR } from './support/browser';
 import type { LoginBody } from './support/fixtures';
@@ -9,6 +9,7 @@ import type { RunningService } from './support/processes';
 jest.setTimeout(90_000);
 
 const STORAGE_KEY = 'MAIN::LoginAccount';
+const DOCS = resolve(__dirname, '..', 'docs');
 const PASSWORD = 'a-long-enough-password';
 
 // The page stores the login result as the API returned it (docs/contract.md: `state.account` is the login result).
@@ -251,6 +252,7 @@ run('the administration page at /admin, in Chromium', () => {
     await page.getByRole('heading', { name: 'Choose a company' }).waitFor();
     expect(await page.getByRole('radio').count()).toBe(2);
     await shot('03-company-picker');
+    await page.screenshot({ path: join(DOCS, 'admin-company-picker.png') });
     await page.getByLabel('Acme Trading').focus();
     await page.keyboard.press('ArrowDown');
     expect(await page.getByLabel('Borealis Foods').isChecked()).toBe(true);
@@ -259,6 +261,16 @@ run('the administration page at /admin, in Chromium', () => {
     expect(await page.getByTestId('current-company').textContent()).toBe('Borealis Foods');
     await page.getByText('* (everything)').first().waitFor();
     await shot('04-home');
+    // Every section a holder of `*` may use.
+    expect(await page.getByRole('navigation', { name: 'Sections' }).getByRole('link').allTextContents()).toEqual([
+      'Home',
+      'Account',
+      'Sessions',
+      'API keys',
+      'Employees',
+      'Activity',
+    ]);
+    await page.screenshot({ path: join(DOCS, 'admin-home.png'), fullPage: true });
 
     const value = await stored();
     expect(value).toEqual({
@@ -356,6 +368,19 @@ run('the administration page at /admin, in Chromium', () => {
     expect(await rows.count()).toBe(2);
     const mine = page.locator(`[data-session-id="${current.session_id}"]`);
     expect(await mine.getByText('This browser').count()).toBe(1);
+    // Named by browser, system and address, so that a script's login does not pass for this browser.
+    const title = (id: string) => page.locator(`[data-session-id="${id}"] .row-title`).innerText();
+    expect(await title(current.session_id)).toMatch(/^Headless Chrome \d+ on Linux · 127\.0\.0\.1/);
+    expect(await title(other.session_id)).toMatch(/^node · 127\.0\.0\.1/);
+    // Times carry their zone, the same one as the token's expiry on Home.
+    const zoneOf = (text: string) => /(\S+)$/.exec(text.trim())![1];
+    const loggedIn = await mine.getByText(/^Logged in /).innerText();
+    expect(zoneOf(loggedIn)).toMatch(/^(UTC|GMT([+-]\d{1,2}(:\d\d)?)?|[A-Z]{3,5})$/);
+    await openTab('Home');
+    const expiry = (await page.getByTestId('token-expiry').innerText()).replace(/ \(.*$/s, '');
+    expect(zoneOf(expiry)).toBe(zoneOf(loggedIn));
+    await openTab('Sessions');
+    await page.locator(`[data-session-id="${other.session_id}"]`).waitFor();
     await shot('05-sessions');
 
     const otherRow = page.locator(`[data-session-id="${other.session_id}"]`);
@@ -412,10 +437,11 @@ run('the administration page at /admin, in Chromium', () => {
   it('lists employees, adds one and changes their permissions', async () => {
     await openTab('Employees');
     await page.getByRole('list', { name: 'Employees' }).getByText('Carl Clerk').waitFor();
+    await page.getByLabel('Add with a first password').check();
     await page.getByLabel('E-mail', { exact: true }).fill('new.hire@acme.example');
     await page.getByLabel('Name', { exact: true }).fill('Nina Newhire');
     await page.getByLabel('Initial password').fill('another-long-password');
-    const add = page.locator('section', { has: page.getByRole('heading', { name: 'Add an employee' }) });
+    const add = page.locator('section', { has: page.getByRole('heading', { name: 'Invite or add someone' }) });
     await add.getByRole('checkbox', { name: /orders:read/ }).check();
     await page.getByRole('button', { name: 'Add employee' }).click();
     await page.getByText('Nina Newhire is added.').waitFor();
@@ -489,16 +515,25 @@ run('the administration page at /admin, in Chromium', () => {
   it('fits a 375 px wide screen', async () => {
     await page.setViewportSize({ width: 375, height: 740 });
     await logIn(owner, 'Acme Trading');
+    const tabs = page.getByRole('navigation', { name: 'Sections' }).getByRole('link');
     for (const [tab, name] of [
       ['Home', '09-narrow-home'],
       ['Sessions', '10-narrow-sessions'],
       ['API keys', '11-narrow-api-keys'],
       ['Employees', '12-narrow-employees'],
+      ['Activity', '12-narrow-activity'],
     ]) {
       await openTab(tab);
       await page.waitForLoadState('networkidle');
       await shot(name);
+      if (tab === 'Sessions') await page.screenshot({ path: join(DOCS, 'admin-sessions-375.png'), fullPage: true });
       expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
+      // The strip wraps: every tab, the current one included, is on the screen without scrolling it.
+      for (const box of await tabs.evaluateAll((links) => links.map((link) => link.getBoundingClientRect().toJSON()))) {
+        expect(box.left).toBeGreaterThanOrEqual(0);
+        expect(box.right).toBeLessThanOrEqual(375);
+      }
+      expect(await tabs.count()).toBe(6);
     }
     await page.getByRole('banner').getByRole('button', { name: 'Log out' }).click();
     await page.getByRole('heading', { name: 'Log in' }).waitFor();

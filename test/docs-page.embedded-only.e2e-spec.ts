@@ -43,6 +43,7 @@ describe('the API documentation at /docs', () => {
     ['/docs/swagger-ui-bundle.js', 'text/javascript'],
     ['/docs/swagger-ui.css', 'text/css'],
     ['/docs/index.css', 'text/css'],
+    ['/docs/docs-page.css', 'text/css'],
     ['/docs/favicon-32x32.png', 'image/png'],
     ['/docs/openapi.json', 'application/json'],
   ])('serves %s (%s) under the pages’ CSP and framing headers', async (path, type) => {
@@ -91,7 +92,10 @@ describe('the API documentation at /docs', () => {
     /** The operation's block, expanded, in "Try it out" mode. */
     async function tryOut(path: string) {
       const block = page.locator('.opblock', { has: page.locator(`.opblock-summary-path[data-path="${path}"]`) });
-      await block.locator('.opblock-summary').first().click();
+      // Deep links reopen, after a reload, the operation the address names.
+      if (!(await block.evaluate((node) => node.classList.contains('is-open')))) {
+        await block.locator('.opblock-summary').first().click();
+      }
       await block.locator('button.try-out__btn').click();
       return block;
     }
@@ -118,6 +122,40 @@ describe('the API documentation at /docs', () => {
 
       // Console errors include every CSP violation ("Refused to ...").
       expect(browser.problems).toEqual([]);
+    });
+
+    it('keeps the token of that login over a reload, as it keeps one pasted into "Authorize"', async () => {
+      const jwt = (
+        JSON.parse((await page.evaluate('localStorage.getItem("authorized")')) as string) as {
+          Authorization: { value: string };
+        }
+      ).Authorization.value;
+      await page.reload();
+      await page.locator('.opblock-summary-path[data-path="/v1/users/me"]').waitFor();
+      const me = await tryOut('/v1/users/me');
+      const asked = page.waitForRequest((req) => req.url().endsWith('/v1/users/me'));
+      const answered = page.waitForResponse((res) => res.url().endsWith('/v1/users/me'));
+      await me.locator('button.execute').click();
+      expect((await asked).headers().authorization).toBe(jwt);
+      expect((await answered).status()).toBe(200);
+      expect(browser.problems).toEqual([]);
+    });
+
+    it('lists the login operations first, in the order a client calls them', async () => {
+      const tag = page.locator('.opblock-tag-section', {
+        has: page.locator('h3', { hasText: 'users: authentication' }),
+      });
+      const paths = await tag
+        .locator('.opblock-summary-path')
+        .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-path')));
+      expect(paths.slice(0, 4)).toEqual([
+        '/v1/users/authenticateinit',
+        '/v1/users/authenticatefinish',
+        '/v1/users/refreshtoken',
+        '/v1/users/logout',
+      ]);
+      // The tag a newcomer needs first is the first on the page.
+      expect(await page.locator('.opblock-tag-section h3').first().innerText()).toMatch(/^users: authentication/);
     });
   });
 });

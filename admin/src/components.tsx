@@ -1,5 +1,6 @@
-import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
-import { ALL, grantable, labelOf } from './permissions';
+import { type ReactNode, useEffect, useRef, useState } from 'react';
+
+export { PermissionChips, PermissionPicker } from './permission-picker';
 
 export function Alert({ tone, children }: { tone: 'error' | 'info' | 'warning' | 'success'; children: ReactNode }) {
   // role=alert is announced at once; a quiet status for the rest.
@@ -42,71 +43,20 @@ export function CopyButton({ value, label = 'Copy', sourceId }: { value: string;
   );
 }
 
-export function PermissionChips({ permissions }: { permissions: readonly string[] }) {
-  if (permissions.length === 0) return <span className="muted">No permissions</span>;
-  return (
-    <ul className="chips" aria-label="Permissions">
-      {permissions.map((p) => (
-        <li key={p} className={p === ALL ? 'chip chip-all' : 'chip'} title={labelOf(p)}>
-          {p === ALL ? '* (everything)' : p}
-        </li>
-      ))}
-    </ul>
-  );
-}
+// Every time carries its zone, in the browser's zone: an expiry at 23:59:59 Vietnam time reads differently elsewhere.
+const dateTime = new Intl.DateTimeFormat(undefined, {
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  hour: 'numeric',
+  minute: '2-digit',
+  timeZoneName: 'short',
+});
 
-/** Checkboxes for the grants the current user may hand out; nothing else is offered. */
-export function PermissionPicker({
-  legend,
-  held,
-  value,
-  onChange,
-}: {
-  legend: string;
-  held: readonly string[];
-  value: string[];
-  onChange(next: string[]): void;
-}) {
-  const id = useId();
-  const options = grantable(held);
-  const all = value.includes(ALL);
-  const toggle = (grant: string, on: boolean) => {
-    if (grant === ALL) return onChange(on ? [ALL] : []);
-    onChange(on ? [...value.filter((g) => g !== grant), grant] : value.filter((g) => g !== grant));
-  };
-  return (
-    <fieldset className="permission-picker">
-      <legend>{legend}</legend>
-      <div className="checkbox-grid">
-        {options.map((grant) => (
-          <label key={grant} className="checkbox" htmlFor={`${id}-${grant}`}>
-            <input
-              id={`${id}-${grant}`}
-              type="checkbox"
-              value={grant}
-              checked={all || value.includes(grant)}
-              disabled={all && grant !== ALL}
-              onChange={(event) => toggle(grant, event.target.checked)}
-            />
-            <span>
-              <code>{grant}</code>
-              <small>{labelOf(grant)}</small>
-            </span>
-          </label>
-        ))}
-      </div>
-    </fieldset>
-  );
-}
-
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-// With the time zone: an expiry at 23:59:59 Vietnam time reads differently elsewhere.
-const dateTimeZoned = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'long' });
-
-export function formatDateTime(iso: string | null, zoned = false): string {
+export function formatDateTime(iso: string | null): string {
   if (!iso) return '—';
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : (zoned ? dateTimeZoned : dateTime).format(date);
+  return Number.isNaN(date.getTime()) ? iso : dateTime.format(date);
 }
 
 export function relative(iso: string, now = Date.now()): string {

@@ -15,15 +15,20 @@ const SETTINGS: DocsSettings = {
 /** A stand-in for Swagger UI's bundle that records its options and the tokens it was given. */
 function fakeBundle() {
   const authorized: Array<[string, string]> = [];
+  /** What was authorized each time the initializer asked Swagger UI to store the authorization. */
+  const persisted: Array<Array<[string, string]>> = [];
   let options: Record<string, any> = {};
   const bundle = Object.assign(
     (given: Record<string, unknown>) => {
       options = given;
-      return { preauthorizeApiKey: (name: string, value: string) => authorized.push([name, value]) };
+      return {
+        preauthorizeApiKey: (name: string, value: string) => authorized.push([name, value]),
+        authActions: { persistAuthorizationIfNeeded: () => persisted.push([...authorized]) },
+      };
     },
     { presets: { apis: 'apis-preset' } },
   );
-  return { bundle, authorized, options: () => options };
+  return { bundle, authorized, persisted, options: () => options };
 }
 
 describe('initializeSwaggerUi (the /docs initializer)', () => {
@@ -33,6 +38,8 @@ describe('initializeSwaggerUi (the /docs initializer)', () => {
     const response = { url: `http://127.0.0.1:3000${path}`, status: 200, body: { jwt: 'a.b.c' } };
     expect(fake.options().responseInterceptor(response)).toBe(response);
     expect(fake.authorized).toEqual([['Authorization', 'a.b.c']]);
+    // Stored as "Authorize" stores a pasted token, so that a reload keeps it.
+    expect(fake.persisted).toEqual([[['Authorization', 'a.b.c']]]);
   });
 
   it.each([
@@ -49,12 +56,20 @@ describe('initializeSwaggerUi (the /docs initializer)', () => {
     initializeSwaggerUi(SETTINGS, { SwaggerUIBundle: fake.bundle });
     fake.options().responseInterceptor(response);
     expect(fake.authorized).toEqual([]);
+    expect(fake.persisted).toEqual([]);
   });
 
   it('sends the document nowhere else (no validator) and keeps the authorization across reloads', () => {
     const fake = fakeBundle();
     initializeSwaggerUi(SETTINGS, { SwaggerUIBundle: fake.bundle });
     expect(fake.options()).toMatchObject({ url: '/docs/openapi.json', validatorUrl: null, persistAuthorization: true });
+  });
+
+  it('hands Swagger UI the plugins it is given', () => {
+    const fake = fakeBundle();
+    const plugin = () => ({});
+    initializeSwaggerUi(SETTINGS, { SwaggerUIBundle: fake.bundle }, [plugin]);
+    expect(fake.options().plugins).toEqual([plugin]);
   });
 });
 
@@ -76,6 +91,7 @@ describe('docsFiles', () => {
   it('serves only the page, its initializer, the document and the Swagger UI files it loads', () => {
     expect([...docsFiles('{}', SETTINGS, dir).keys()].sort()).toEqual([
       '',
+      'docs-page.css',
       'favicon-16x16.png',
       'favicon-32x32.png',
       'index.css',
@@ -93,6 +109,11 @@ describe('docsFiles', () => {
       '/docs/swagger-ui-bundle.js',
       '/docs/swagger-initializer.js',
     ]);
+    expect([...page.matchAll(/<link rel="stylesheet" href="([^"]+)"/g)].map((match) => match[1])).toEqual([
+      '/docs/swagger-ui.css',
+      '/docs/index.css',
+      '/docs/docs-page.css',
+    ]);
   });
 
   it('has an initializer that runs on its own, with nothing but the page’s globals', () => {
@@ -100,6 +121,13 @@ describe('docsFiles', () => {
     const context: Record<string, unknown> = { SwaggerUIBundle: fake.bundle, URL };
     runInNewContext(String(docsFiles('{}', SETTINGS, dir).get('swagger-initializer.js')?.body), context);
     expect(context.ui).toBeDefined();
+    // The layout plugin is served in the same file, as source text: it too runs with nothing from the module.
+    const [plugin] = fake.options().plugins as Array<(system: unknown) => { wrapComponents: object }>;
+    expect(Object.keys(plugin({ React: { createElement: () => null } }).wrapComponents).sort()).toEqual([
+      'headers',
+      'response',
+      'responses',
+    ]);
     fake.options().responseInterceptor({ url: '/v1/users/refreshtoken', status: 200, body: { jwt: 'r.e.f' } });
     expect(fake.authorized).toEqual([['Authorization', 'r.e.f']]);
   });

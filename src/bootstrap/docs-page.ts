@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { notFound, PAGE_SECURITY_HEADERS } from './admin-page';
+import { compactLayoutPlugin, DOCS_PAGE_CSS } from './docs-page-layout';
 
 /** The operations whose 200 answer carries a new token (`jwt`) that Swagger UI then sends on every call. */
 export const LOGIN_PATHS = [
@@ -31,6 +32,7 @@ interface SwaggerResponse {
 
 interface SwaggerUi {
   preauthorizeApiKey(schemeName: string, value: string): void;
+  authActions: { persistAuthorizationIfNeeded(): void };
 }
 
 interface SwaggerBundle {
@@ -42,9 +44,14 @@ interface SwaggerBundle {
  * Runs in the browser, as /docs/swagger-initializer.js: Swagger UI's stock page starts it from an inline script,
  * which the page's CSP (`script-src 'self'`) refuses. It must use nothing from this module's scope, since its
  * source text is what is served. A 200 from a login operation authorizes the calls that follow with its token,
- * as "Authorize" would, so nobody copies a token by hand.
+ * as "Authorize" would, so nobody copies a token by hand; and, as "Authorize" does, it keeps that token over a
+ * reload (Swagger UI's `preauthorizeApiKey` alone does not store it).
  */
-export function initializeSwaggerUi(settings: DocsSettings, page: Record<string, unknown> = globalThis): SwaggerUi {
+export function initializeSwaggerUi(
+  settings: DocsSettings,
+  page: Record<string, unknown> = globalThis,
+  plugins: unknown[] = [],
+): SwaggerUi {
   const bundle = page.SwaggerUIBundle as SwaggerBundle;
   const ui: SwaggerUi = bundle({
     url: settings.url,
@@ -52,6 +59,7 @@ export function initializeSwaggerUi(settings: DocsSettings, page: Record<string,
     deepLinking: true,
     presets: [bundle.presets.apis],
     layout: 'BaseLayout',
+    plugins,
     persistAuthorization: settings.persistAuthorization,
     displayOperationId: settings.displayOperationId,
     // The default sends the document to validator.swagger.io; the CSP forbids it, and it is not ours to send.
@@ -62,6 +70,8 @@ export function initializeSwaggerUi(settings: DocsSettings, page: Record<string,
       const path = new URL(response.url, 'http://relative.invalid').pathname;
       if (response.status === 200 && settings.loginPaths.includes(path) && typeof body?.jwt === 'string') {
         ui.preauthorizeApiKey(settings.schemeName, body.jwt);
+        // Stores it when persistAuthorization is on, as the "Authorize" dialog does.
+        ui.authActions.persistAuthorizationIfNeeded();
       }
       return response;
     },
@@ -78,6 +88,7 @@ const PAGE = `<!DOCTYPE html>
 <title>Staff auth API</title>
 <link rel="stylesheet" href="/docs/swagger-ui.css">
 <link rel="stylesheet" href="/docs/index.css">
+<link rel="stylesheet" href="/docs/docs-page.css">
 <link rel="icon" type="image/png" href="/docs/favicon-32x32.png" sizes="32x32">
 <link rel="icon" type="image/png" href="/docs/favicon-16x16.png" sizes="16x16">
 </head>
@@ -110,7 +121,7 @@ interface DocsFile {
   cache: string;
 }
 
-/** What /docs serves, by path under /docs/: the page, its initializer, the document and Swagger UI's files. */
+/** What /docs serves, by path under /docs/: the page, its initializer and styles, the document, Swagger UI's files. */
 export function docsFiles(documentJson: string, settings: DocsSettings, dir = swaggerUiDir()): Map<string, DocsFile> {
   const revalidate = 'no-cache';
   const files = new Map<string, DocsFile>([
@@ -118,12 +129,13 @@ export function docsFiles(documentJson: string, settings: DocsSettings, dir = sw
     [
       'swagger-initializer.js',
       {
-        body: `(${initializeSwaggerUi.toString()})(${JSON.stringify(settings)});\n`,
+        body: `(${initializeSwaggerUi.toString()})(${JSON.stringify(settings)}, globalThis, [${compactLayoutPlugin.toString()}]);\n`,
         type: 'text/javascript; charset=utf-8',
         cache: revalidate,
       },
     ],
     ['openapi.json', { body: documentJson, type: 'application/json; charset=utf-8', cache: revalidate }],
+    ['docs-page.css', { body: DOCS_PAGE_CSS, type: 'text/css; charset=utf-8', cache: revalidate }],
   ]);
   for (const [name, type] of Object.entries(SWAGGER_UI_FILES)) {
     // Not content-hashed: browsers keep them a day, then ask again (a deploy may bring a new Swagger UI).

@@ -17,6 +17,12 @@ import {
 } from '../rate-limit/rate-limit-openapi';
 import { MAY_BE_DECIDED_BEFORE_ROUTING, REQUEST_ID_HEADER } from './edge-errors-openapi';
 
+/**
+ * A summary is plain text (OpenAPI: a short description, no Markdown): Swagger UI shows it in a drop-down or a
+ * heading as written, so the backticks of the catalogue's Markdown would show.
+ */
+export const plainText = (markdown: string) => markdown.replace(/`/g, '');
+
 const nameOf = (codes: ErrorCode[]) => codes.map((code) => code.replace(/^error_/, '')).join('.');
 
 /** `Too many company switches; try again later.` → `too-many-company-switches-try-again-later` */
@@ -65,7 +71,12 @@ export class SharedComponents {
     return Object.fromEntries(
       codes.map((code) => [
         code,
-        { $ref: this.put('examples', code, () => ({ summary: ERROR_CATALOG[code].when, value: exampleBody(code) })) },
+        {
+          $ref: this.put('examples', code, () => ({
+            summary: plainText(ERROR_CATALOG[code].when),
+            value: exampleBody(code),
+          })),
+        },
       ]),
     );
   }

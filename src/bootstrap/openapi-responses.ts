@@ -7,7 +7,7 @@ import { codesNamedIn } from '../common/errors/error-openapi';
 import { closeRequestSchemas, dropQueryExamples, inputErrors } from '../common/http/input-openapi';
 import type { AccountLimitExample } from '../rate-limit/rate-limit-openapi';
 import { EDGE_ERRORS } from './edge-errors-openapi';
-import { SharedComponents } from './openapi-components';
+import { plainText, SharedComponents } from './openapi-components';
 
 /** What a route declares that decides its error answers (read from the metadata the guards read). */
 export interface RouteRules {
@@ -163,6 +163,7 @@ export function completeDocument(
       if (ids.has(id)) problems.push(`operation id ${id} of ${method.toUpperCase()} ${path} is not unique`);
       ids.add(id);
       operation.operationId = id;
+      if (operation.summary) operation.summary = plainText(operation.summary);
       describeOperation(problems, shared, path, method, operation, route);
     }
   }

@@ -62,6 +62,30 @@ function collectRouteRules(app: INestApplication): Map<string, RouteRules> {
   return rules;
 }
 
+/**
+ * The order a newcomer meets the API in: the two login steps, renewing and logging out open the authentication
+ * tag (the controller declares the company switch first), and that tag comes first (Swagger UI lists tags in the
+ * order of `tags`, then as they appear).
+ */
+export const LOGIN_FIRST = [
+  '/v1/users/authenticateinit',
+  '/v1/users/authenticatefinish',
+  '/v1/users/refreshtoken',
+  '/v1/users/logout',
+];
+const FIRST_TAG = {
+  name: 'users: authentication',
+  description:
+    'Log in with authenticateinit (which companies) then authenticatefinish (the token for one company); a login ' +
+    'through "Try it out" authorizes the calls that follow.',
+};
+
+/** The paths of `first` first, in its order, then the others in theirs (each tag keeps its operations' order). */
+export function loginFirst(paths: OpenAPIObject['paths'], first = LOGIN_FIRST): OpenAPIObject['paths'] {
+  const leading = first.filter((path) => paths[path]).map((path) => [path, paths[path]] as const);
+  return Object.fromEntries([...leading, ...Object.entries(paths).filter(([path]) => !first.includes(path))]);
+}
+
 /** The OpenAPI document of the application's routes, complete with every answer their rules imply. */
 export function createOpenApiDocument(app: INestApplication, options = { strict: false }): OpenAPIObject {
   const document = SwaggerModule.createDocument(
@@ -95,6 +119,8 @@ export function createOpenApiDocument(app: INestApplication, options = { strict:
   );
   // Not open source (package.json): a name without a URL.
   document.info.license = { name: 'UNLICENSED' };
+  document.paths = loginFirst(document.paths);
+  document.tags = [FIRST_TAG];
   return completeDocument(document, collectRouteRules(app), options);
 }
 

@@ -59,7 +59,7 @@ function EventRow({ event, companyId }: { event: AuditEvent; companyId: number }
       <div className="row-main">
         <div className={failed ? 'row-title event-warning' : 'row-title'}>{describeEvent(event, companyId)}</div>
         <div className="row-meta">
-          <span title={formatDateTime(event.occurred_at, true)}>{relative(event.occurred_at)}</span>
+          <span title={event.occurred_at}>{relative(event.occurred_at)}</span>
           <span>{formatDateTime(event.occurred_at)}</span>
           {event.ip && <span>from {event.ip}</span>}
           <code>{event.type}</code>

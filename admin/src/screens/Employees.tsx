@@ -1,11 +1,11 @@
 import { type FormEvent, useState } from 'react';
 import { type CompanyEmployee, describeError } from '../api';
 import { Alert, PermissionChips, PermissionPicker, useLoad } from '../components';
-import { AddEmployee } from './AddEmployee';
+import { NewEmployee } from './AddEmployee';
 import { OpenInvitations } from './Invitations';
 import { covers, holds } from '../permissions';
 import { authed } from '../session';
-import { EmployeeActions, InviteEmployee } from './StaffActions';
+import { EmployeeActions } from './StaffActions';
 
 const PER_PAGE = 20;
 
@@ -73,7 +73,6 @@ export function Employees({ held, selfId }: { held: string[]; selfId: number }) 
     return authed<{ data: Listed[]; total: number }>('GET', `/v1/users?${params}`);
   }, [canRead, page, search]);
   const [editing, setEditing] = useState<number | null>(null);
-  const [message, setMessage] = useState<string | null>(null);
   const [changed, setChanged] = useState<string | null>(null);
   const [invited, setInvited] = useState(0);
   const pages = data ? Math.max(1, Math.ceil(data.total / PER_PAGE)) : 1;
@@ -91,7 +90,7 @@ export function Employees({ held, selfId }: { held: string[]; selfId: number }) 
           )}
           {changed && <Alert tone="success">{changed}</Alert>}
           <form
-            className="button-row"
+            className="search-row"
             role="search"
             onSubmit={(e) => {
               e.preventDefault();
@@ -130,29 +129,29 @@ export function Employees({ held, selfId }: { held: string[]; selfId: number }) 
                     </div>
                     <div className="row-meta">
                       <span>{employee.email}</span>
+                      <PermissionChips permissions={employee.permissions} />
                     </div>
-                    <PermissionChips permissions={employee.permissions} />
                   </div>
-                  {canWrite && covers(held, employee.permissions) && editing !== employee.id && (
-                    <div className="row-actions">
-                      <button
-                        className="button button-secondary"
-                        type="button"
-                        aria-label={`Change permissions of ${employee.name || employee.email}`}
-                        onClick={() => setEditing(employee.id)}
-                      >
-                        Change permissions
-                      </button>
-                    </div>
-                  )}
-                  {canWrite && covers(held, employee.permissions) && employee.id !== selfId && (
+                  {canWrite && covers(held, employee.permissions) && (
                     <EmployeeActions
                       employee={employee}
+                      self={employee.id === selfId}
                       onChanged={(text) => {
                         setChanged(text);
                         reload();
                       }}
-                    />
+                    >
+                      {editing !== employee.id && (
+                        <button
+                          className="button button-secondary"
+                          type="button"
+                          aria-label={`Change permissions of ${employee.name || employee.email}`}
+                          onClick={() => setEditing(employee.id)}
+                        >
+                          Permissions
+                        </button>
+                      )}
+                    </EmployeeActions>
                   )}
                   {editing === employee.id && (
                     <EditPermissions
@@ -160,10 +159,7 @@ export function Employees({ held, selfId }: { held: string[]; selfId: number }) 
                       held={held}
                       onDone={(saved) => {
                         setEditing(null);
-                        if (saved) {
-                          setMessage(null);
-                          reload();
-                        }
+                        if (saved) reload();
                       }}
                     />
                   )}
@@ -172,7 +168,7 @@ export function Employees({ held, selfId }: { held: string[]; selfId: number }) 
             </ul>
           )}
           {data && (
-            <nav className="button-row" aria-label="Pages of employees">
+            <nav className="button-row pager" aria-label="Pages of employees">
               <button
                 className="button button-secondary"
                 type="button"
@@ -197,14 +193,13 @@ export function Employees({ held, selfId }: { held: string[]; selfId: number }) 
         </section>
       )}
       {canWrite && (
-        <section className="card" aria-labelledby="invite-title">
-          <h2 id="invite-title">Invite someone</h2>
-          <p className="muted">An invitation code, valid 7 days, lets them join with the permissions you choose.</p>
-          <InviteEmployee
+        <section className="card" aria-labelledby="new-title">
+          <h2 id="new-title">Invite or add someone</h2>
+          <NewEmployee
             held={held}
-            onInvited={() => {
+            onDone={(mode) => {
               reload();
-              setInvited((v) => v + 1);
+              if (mode === 'invite') setInvited((v) => v + 1);
             }}
           />
         </section>
@@ -213,20 +208,6 @@ export function Employees({ held, selfId }: { held: string[]; selfId: number }) 
         <section className="card" aria-labelledby="invitations-title">
           <h2 id="invitations-title">Open invitations</h2>
           <OpenInvitations canWrite={canWrite} version={invited} />
-        </section>
-      )}
-      {canWrite && (
-        <section className="card" aria-labelledby="add-title">
-          <h2 id="add-title">Add an employee</h2>
-          <p className="muted">They join this company with the permissions you choose (only ones you hold).</p>
-          {message && <Alert tone="success">{message}</Alert>}
-          <AddEmployee
-            held={held}
-            onAdded={(name) => {
-              setMessage(`${name} is added.`);
-              reload();
-            }}
-          />
         </section>
       )}
     </div>

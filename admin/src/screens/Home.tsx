@@ -100,8 +100,7 @@ export function Home({ account, me }: { account: Account; me: Me | null }) {
           </div>
         </div>
         <p className="hint" data-testid="token-expiry">
-          Expires {formatDateTime(account.expires_at, true)} ({relative(account.expires_at)}); the page renews it before
-          then.
+          Expires {formatDateTime(account.expires_at)} ({relative(account.expires_at)}); the page renews it before then.
         </p>
       </section>
 

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { describeError } from '../api';
-import { Alert, ConfirmAction, PermissionChips, useLoad } from '../components';
+import { Alert, ConfirmAction, formatDateTime, PermissionChips, useLoad } from '../components';
 import { authed } from '../session';
 
 interface OpenInvitation {
@@ -55,7 +55,7 @@ export function OpenInvitations({ canWrite, version }: { canWrite: boolean; vers
               <div className="row-main">
                 <div className="row-title">{invitation.email}</div>
                 <div className="row-meta">
-                  <span>Expires {new Date(invitation.expires_at).toLocaleString()}</span>
+                  <span>Expires {formatDateTime(invitation.expires_at)}</span>
                 </div>
                 <PermissionChips permissions={invitation.permissions} />
               </div>

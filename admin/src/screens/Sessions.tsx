@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { ApiError, describeError, type Session } from '../api';
 import { Alert, ConfirmAction, formatDateTime, useLoad } from '../components';
+import { sessionName } from '../device-name';
 import { authed, logOut } from '../session';
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
@@ -17,15 +18,6 @@ async function revoke(id: string): Promise<void> {
   }
 }
 
-function browserOf(userAgent: string | null): string {
-  if (!userAgent) return 'Unknown client';
-  const browser = /(Edg|Firefox|Chrome|Chromium|Safari|curl|node|PostmanRuntime)[/ ]?([\d.]*)/.exec(userAgent);
-  const os = /(Windows|Mac OS X|Android|iPhone|iPad|Linux)/.exec(userAgent);
-  if (!browser) return userAgent.slice(0, 60);
-  const name = browser[1] === 'Edg' ? 'Edge' : browser[1];
-  return os ? `${name} on ${os[1].replace('Mac OS X', 'macOS')}` : name;
-}
-
 export function Sessions() {
   const { data, error, reload } = useLoad(() => authed<{ sessions: Session[] }>('GET', '/v1/users/sessions'), []);
   const [busy, setBusy] = useState<string | null>(null);
@@ -37,7 +29,7 @@ export function Sessions() {
     setMessage(null);
     try {
       await revoke(session.id);
-      setMessage({ tone: 'success', text: `The session from ${browserOf(session.user_agent)} is ended.` });
+      setMessage({ tone: 'success', text: `The session from ${sessionName(session)} is ended.` });
     } catch (e) {
       setMessage({ tone: 'error', text: describeError(e) });
     } finally {
@@ -112,11 +104,10 @@ export function Sessions() {
             <li key={session.id} className="row" data-session-id={session.id}>
               <div className="row-main">
                 <div className="row-title">
-                  {browserOf(session.user_agent)}
+                  {sessionName(session)}
                   {session.current && <span className="badge badge-current">This browser</span>}
                 </div>
                 <div className="row-meta">
-                  <span>IP {session.ip ?? '—'}</span>
                   <span>Logged in {formatDateTime(session.created_at)}</span>
                   <span>Last used {formatDateTime(session.last_used_at)}</span>
                 </div>
@@ -133,7 +124,7 @@ export function Sessions() {
                     disabled={busy !== null}
                     label="End session"
                     busyLabel="Ending…"
-                    ariaLabel={`End session from ${browserOf(session.user_agent)}, IP ${session.ip ?? 'unknown'}`}
+                    ariaLabel={`End session from ${sessionName(session)}`}
                     onArm={() => setConfirming(session.id)}
                     onCancel={() => setConfirming(null)}
                     onConfirm={() => void revokeOne(session)}

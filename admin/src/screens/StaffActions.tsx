@@ -1,6 +1,6 @@
-import { type FormEvent, useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import { describeError } from '../api';
-import { Alert, ConfirmAction, CopyButton, PermissionPicker } from '../components';
+import { Alert, ConfirmAction, CopyButton } from '../components';
 import { authed } from '../session';
 
 /** A code the service shows once: displayed with a copy button until the administrator dismisses it. */
@@ -21,77 +21,23 @@ export function ShownOnce({ label, code, onDismiss }: { label: string; code: str
   );
 }
 
-export function InviteEmployee({ held, onInvited }: { held: string[]; onInvited(): void }) {
-  const [email, setEmail] = useState('');
-  const [permissions, setPermissions] = useState<string[]>([]);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [code, setCode] = useState<{ email: string; code: string } | null>(null);
-
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const invited = await authed<{ email: string; code: string }>('POST', '/v1/users/invitations', {
-        email,
-        permissions,
-      });
-      setCode({ email: invited.email, code: invited.code });
-      setEmail('');
-      setPermissions([]);
-      onInvited();
-    } catch (e) {
-      setError(describeError(e));
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  return (
-    <form onSubmit={(e) => void submit(e)} className="stack-tight">
-      {error && <Alert tone="error">{error}</Alert>}
-      {code && (
-        <ShownOnce
-          label={`Invitation code for ${code.email} (valid 7 days, once).`}
-          code={code.code}
-          onDismiss={() => setCode(null)}
-        />
-      )}
-      <div className="field">
-        <label htmlFor="invite-email">E-mail to invite</label>
-        <input
-          id="invite-email"
-          type="email"
-          autoComplete="off"
-          required
-          maxLength={320}
-          value={email}
-          onChange={(e) => setEmail(e.target.value)}
-        />
-        <span className="hint">
-          Someone who already has an account (in another company) keeps it and joins this one.
-        </span>
-      </div>
-      <PermissionPicker legend="Permissions" held={held} value={permissions} onChange={setPermissions} />
-      <div>
-        <button className="button button-primary" type="submit" disabled={busy}>
-          {busy ? 'Inviting…' : 'Invite'}
-        </button>
-      </div>
-    </form>
-  );
-}
-
 type Action = 'remove' | 'reset' | 'mfa';
 
-/** Remove (after a confirmation), issue a password-reset code, turn TOTP off: one employee's row actions. */
+/**
+ * Remove (after a confirmation), issue a password-reset code, turn TOTP off: one employee's row actions, after
+ * the ones the screen puts first (`children`), in one row.
+ */
 export function EmployeeActions({
   employee,
+  self = false,
   onChanged,
+  children,
 }: {
   employee: { id: number; name: string; email: string; mfa?: boolean };
+  /** One's own row: no reset, TOTP or removal here (the Account screen has them). */
+  self?: boolean;
   onChanged(message: string): void;
+  children?: ReactNode;
 }) {
   const who = employee.name || employee.email;
   const [armed, setArmed] = useState<Action | null>(null);
@@ -135,7 +81,7 @@ export function EmployeeActions({
   );
 
   return (
-    <div className="stack-tight">
+    <div className="stack-tight row-side">
       {error && <Alert tone="error">{error}</Alert>}
       {code && (
         <ShownOnce
@@ -145,9 +91,10 @@ export function EmployeeActions({
         />
       )}
       <div className="row-actions">
-        {confirm('reset', 'Reset code', 'Issuing…')}
-        {employee.mfa && confirm('mfa', 'Turn off TOTP', 'Turning off…')}
-        {confirm('remove', 'Remove', 'Removing…')}
+        {children}
+        {!self && confirm('reset', 'Reset code', 'Issuing…')}
+        {!self && employee.mfa && confirm('mfa', 'Turn off TOTP', 'Turning off…')}
+        {!self && confirm('remove', 'Remove', 'Removing…')}
       </div>
     </div>
   );

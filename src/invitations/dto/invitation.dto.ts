@@ -56,7 +56,10 @@ export class CreatedInvitationDto {
   @ApiProperty({ type: [String], enum: GRANT_NAMES, isArray: true })
   permissions: Grant[];
 
-  @ApiProperty({ description: 'Shown only in this answer; valid 7 days, once' })
+  @ApiProperty({
+    description: 'Shown only in this answer; valid 7 days, once',
+    example: 'qX3v9Lr2TfWk8pZmN4bYc7HsJd6eA1uG',
+  })
   code: string;
 
   @ApiProperty({ format: 'date-time' })
@@ -73,7 +76,7 @@ export class InvitationPageDto extends PageMetaDto {
  * e-mail creates the account with that password (and `name`).
  */
 export class AcceptInvitationDto extends SecondFactorDto {
-  @ApiProperty({ description: 'The invitation code' })
+  @ApiProperty({ description: 'The invitation code', example: 'qX3v9Lr2TfWk8pZmN4bYc7HsJd6eA1uG' })
   @IsString()
   @Length(1, 128)
   code: string;

@@ -1,5 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
 
+/** What the documentation shows (Swagger UI's sample otherwise reads "string"): shaped like what the service issues. */
+export const JWT_EXAMPLE =
+  'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxIiwiY2lkIjoxLCJzaWQiOiJlMDIyMTBlYS1lNzliLTRkYWEtYmIzYy1mM2YwNDY5ZTM3OTUiLCJpYXQiOjE3OTU2MTcwOTEsImV4cCI6MTc5NjgzNTU5OX0.0Q_H-LDrAHfCXpyvnyzHCl_KePql9o8Fr-HyEsZoCG4';
+export const REFRESH_TOKEN_EXAMPLE = 'k5F6NczFlpq73F7nnN06lsvIXwzreeJ6_lC6fN1oK3Q';
+
 export class CompanyRefDto {
   @ApiProperty({ type: 'integer', minimum: 1, example: 1 })
   id: number;
@@ -28,10 +33,13 @@ export class CompanyListDto {
 }
 
 export class LoginResultDto {
-  @ApiProperty({ description: 'The User Login Token: send it as the raw Authorization header value' })
+  @ApiProperty({
+    description: 'The User Login Token: send it as the raw Authorization header value',
+    example: JWT_EXAMPLE,
+  })
   jwt: string;
 
-  @ApiProperty({ description: 'Renews the token before it expires, once' })
+  @ApiProperty({ description: 'Renews the token before it expires, once', example: REFRESH_TOKEN_EXAMPLE })
   refresh_token: string;
 
   @ApiProperty({ format: 'date-time', example: '2026-12-05T23:59:59+07:00', description: 'ISO 8601, Vietnam time' })

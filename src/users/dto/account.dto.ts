@@ -27,7 +27,10 @@ export class ResetPasswordDto {
   @MaxLength(320)
   email: string;
 
-  @ApiProperty({ description: 'The code an administrator issued (POST /v1/users/{id}/passwordreset)' })
+  @ApiProperty({
+    description: 'The code an administrator issued (POST /v1/users/{id}/passwordreset)',
+    example: 'Zt8mQ2wVx5KcR9nLp3HyB6fJd4sE7aUg',
+  })
   @IsString()
   @Length(1, 128)
   code: string;
@@ -39,7 +42,10 @@ export class ResetPasswordDto {
 }
 
 export class ResetCodeDto {
-  @ApiProperty({ description: 'Shown only in this answer; valid 24 hours, once' })
+  @ApiProperty({
+    description: 'Shown only in this answer; valid 24 hours, once',
+    example: 'Zt8mQ2wVx5KcR9nLp3HyB6fJd4sE7aUg',
+  })
   code: string;
 
   @ApiProperty({ format: 'date-time' })
