@@ -367,6 +367,7 @@ export interface paths {
          * @description **About its error answers**
          *
          *     - **403**: This operation needs a JWT or an API key with the permission `users:write`.
+         *     - **409**: error_conflict: the e-mail already has an account (in any company); invite it instead
          */
         post: operations["createUser"];
         delete?: never;
@@ -488,6 +489,7 @@ export interface paths {
          *
          *     - **401**: error_invalid_credentials: the current password is wrong (counts as a failed login)
          *     - **403**: This operation needs a login token (JWT), not an API key.
+         *     - **429**: Ten failed logins for this e-mail within 15 minutes (body in the object form)
          */
         post: operations["changePassword"];
         delete?: never;
@@ -535,6 +537,7 @@ export interface paths {
          *
          *     - **401**: error_invalid_credentials: the current password is wrong (counts as a failed login)
          *     - **403**: This operation needs a login token (JWT), not an API key.
+         *     - **429**: Ten failed logins for this e-mail within 15 minutes (body in the object form)
          */
         post: operations["enrolTotp"];
         delete?: never;
@@ -558,6 +561,7 @@ export interface paths {
          *
          *     - **401**: error_otp_invalid: wrong, used or stale code
          *     - **403**: This operation needs a login token (JWT), not an API key.
+         *     - **429**: Ten failed logins for this e-mail within 15 minutes (body in the object form)
          */
         post: operations["confirmTotp"];
         delete?: never;
@@ -581,6 +585,7 @@ export interface paths {
          *
          *     - **401**: error_invalid_credentials (wrong password); error_otp_invalid (wrong, used or stale code)
          *     - **403**: This operation needs a login token (JWT), not an API key.
+         *     - **429**: Ten failed logins for this e-mail within 15 minutes (body in the object form)
          */
         post: operations["disableTotp"];
         delete?: never;
@@ -1861,6 +1866,12 @@ export interface components {
                 message: string;
             }[];
         };
+        "Error409.conflict": {
+            /** @description Exactly one error code */
+            error: "error_conflict"[];
+            /** @description One human sentence */
+            message: string;
+        };
         "Error401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed": {
             /** @description Exactly one error code */
             error: ("error_invalid_credentials" | "error_jwt_hash_not_found" | "error_jwt_is_required" | "error_jwt_query_not_allowed")[];
@@ -1892,12 +1903,6 @@ export interface components {
         "Error401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid": {
             /** @description Exactly one error code */
             error: ("error_invalid_credentials" | "error_jwt_hash_not_found" | "error_jwt_is_required" | "error_jwt_query_not_allowed" | "error_otp_invalid")[];
-            /** @description One human sentence */
-            message: string;
-        };
-        "Error409.conflict": {
-            /** @description Exactly one error code */
-            error: "error_conflict"[];
             /** @description One human sentence */
             message: string;
         };
@@ -2335,6 +2340,19 @@ export interface components {
                 "application/json": components["schemas"]["Error400.bad_request.invitation_invalid.validation"];
             };
         };
+        /** @description - `error_conflict`: a value that must be unique is taken (a product's sku in its company, an account's e-mail); nothing was changed */
+        "409.conflict": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error409.conflict"];
+            };
+        };
         /**
          * @description - `error_invalid_credentials`: wrong e-mail or password (the same answer for both)
          *     - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
@@ -2418,19 +2436,6 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid"];
-            };
-        };
-        /** @description - `error_conflict`: a value that must be unique is taken (a product's sku in its company); nothing was changed */
-        "409.conflict": {
-            headers: {
-                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error409.conflict"];
             };
         };
     };
@@ -3096,6 +3101,7 @@ export interface operations {
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
             403: components["responses"]["403.permission_denied"];
+            409: components["responses"]["409.conflict"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -3287,7 +3293,7 @@ export interface operations {
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            429: components["responses"]["429.rate_limit_exceed"];
+            429: components["responses"]["429.rate_limit_exceed.account-too-many-failed-logins-for-this-e-mail-try-again-later"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -3361,7 +3367,7 @@ export interface operations {
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            429: components["responses"]["429.rate_limit_exceed"];
+            429: components["responses"]["429.rate_limit_exceed.account-too-many-failed-logins-for-this-e-mail-try-again-later"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -3397,7 +3403,7 @@ export interface operations {
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            429: components["responses"]["429.rate_limit_exceed"];
+            429: components["responses"]["429.rate_limit_exceed.account-too-many-failed-logins-for-this-e-mail-try-again-later"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -3433,7 +3439,7 @@ export interface operations {
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            429: components["responses"]["429.rate_limit_exceed"];
+            429: components["responses"]["429.rate_limit_exceed.account-too-many-failed-logins-for-this-e-mail-try-again-later"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];

@@ -53,6 +53,6 @@ describe('engines.node', () => {
     // Node 20 reached its end of life on 2026-04-30 (docs/contract.md, Runtime): not supported, not admitted.
     expect(setUp).toMatch(/Node\.js 20 reached its end of life on 2026-04-30 and is not supported/);
     expect(subset('^20.19.0', engines)).toBe(false);
-    expect(subset('^22.13.0', engines) && subset('>=24.11.0', engines)).toBe(true);
+    expect(subset('^22.13.0', engines) && subset('^24.11.0', engines)).toBe(true);
   });
 });

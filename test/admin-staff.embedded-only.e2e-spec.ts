@@ -297,7 +297,7 @@ run('the administration page’s staff-account screens, in Chromium', () => {
     const right = totpCodeAt(clerkSecret, Date.now());
     await form.getByLabel('Code from the app').fill(String((Number(right) + 500_000) % 1_000_000).padStart(6, '0'));
     await form.getByRole('button', { name: 'Turn off two-step verification' }).click();
-    await form.getByText('The one-time code is not valid.').waitFor();
+    await form.getByText('The one-time code or recovery code is not valid.').waitFor();
     await page.screenshot({ path: `${DOCS}/admin-totp-disable.png`, fullPage: true });
     expect(await clerkMfa()).toBe(true);
     await form.getByLabel('Code from the app').fill(await nextCode());

@@ -273,8 +273,9 @@ describe('credentials', () => {
         .post('/v1/users')
         .set('authorization', session.jwt)
         .send({ email: 'hire@example.test', password: 'long enough pw', name: 'Hire', permissions: [] });
-      expect(dup.status).toBe(400);
-      expect(dup.body.error).toEqual(['error_validation']);
+      // docs/contract.md: an e-mail that already has an account is 409, saying to invite it instead.
+      expect(dup.status).toBe(409);
+      expect(dup.body.error).toEqual(['error_conflict']);
     });
   });
 

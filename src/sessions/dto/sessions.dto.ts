@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
-import { REFRESH_TOKEN_EXAMPLE } from '../../auth/dto/login-result.dto';
+import { REFRESH_TOKEN_EXAMPLE } from './login-result.dto';
 
 export class RefreshTokenDto {
   @ApiProperty({ description: 'The refresh_token of the latest login result', example: REFRESH_TOKEN_EXAMPLE })
