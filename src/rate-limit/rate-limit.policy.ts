@@ -2,11 +2,34 @@ import { Injectable } from '@nestjs/common';
 import { PATH_METADATA } from '@nestjs/common/constants';
 import type { CataloguedRoute } from '../common/http/route-catalogue';
 import { type PlanPart, RoutePlans } from '../common/http/route-plan';
+import { serializeList } from 'structured-headers';
 import { AppConfig } from '../config/app-config';
 import { RateLimit } from './rate-limit.decorator';
 
 /** The source's 3 seconds: a full bucket drains in this time (its limit per 3 s when sustained). */
 export const RATE_LIMIT_PERIOD_MS = 3000;
+
+/** The IETF policy's window (`w`), in whole seconds. */
+const WINDOW_SECONDS = RATE_LIMIT_PERIOD_MS / 1000;
+
+/** The IETF policy's name: `<method>-<group>` in lowercase, e.g. `get-products` (docs/contract.md). */
+export const policyName = (method: string, group: string): string => `${method}-${group}`.toLowerCase();
+
+/**
+ * `RateLimit-Policy: "get-products";q=30;w=3` (an RFC 9651 List of one String Item, by the structured-headers
+ * serializer): the bucket holds `q` requests and drains as many per `w` seconds. It depends on the name and
+ * capacity only, so each route's plan caches its own ({@link RouteLimits.policy}).
+ */
+export const policyField = (name: string, capacity: number): string =>
+  serializeList([
+    [
+      name,
+      new Map([
+        ['q', capacity],
+        ['w', WINDOW_SECONDS],
+      ]),
+    ],
+  ]);
 
 /** The source's table: each bucket's capacity, drained per 3 seconds; every method not named here gets {@link OTHER_METHODS_LIMIT}. */
 export const DEFAULT_LIMITS: Readonly<Record<string, number>> = { GET: 30, POST: 15, PUT: 15, DELETE: 3 };
@@ -19,9 +42,14 @@ export interface RouteLimits {
   limits: Partial<Record<string, number>>;
   /** Exempt by @NoRateLimit() on the route or its controller. */
   skip: boolean;
+  /** Capacities RATE_LIMIT_SCALE does not multiply (a bucket of its own, such as `GET /v1/ratelimits`'). */
+  unscaled: boolean;
   /** The route's method (`ALL` for `@All()`) and its capacity, scaled: what nearly every request asks for. */
   method: string;
   capacity: number;
+  /** `<method>-<group>` of {@link method} and its RateLimit-Policy field, serialized once at start. */
+  name: string;
+  policy: string;
 }
 
 /** The limit for a method, scaled by RATE_LIMIT_SCALE (never below 1). */
@@ -37,12 +65,20 @@ function capacityOf(method: string, own: Partial<Record<string, number>>, scale:
 export function compileRouteLimits(route: CataloguedRoute, scale: number): RouteLimits {
   const { controller = {}, handler = {} } = route.ruleParts(RateLimit);
   const limits = { ...controller.limits, ...handler.limits };
+  const group =
+    handler.group ?? controller.group ?? groupFromPath(Reflect.getMetadata(PATH_METADATA, route.controller));
+  const unscaled = handler.unscaled ?? controller.unscaled ?? false;
+  const capacity = capacityOf(route.method, limits, unscaled ? 1 : scale);
+  const name = policyName(route.method, group);
   return {
-    group: handler.group ?? controller.group ?? groupFromPath(Reflect.getMetadata(PATH_METADATA, route.controller)),
+    group,
     limits,
     skip: handler.skip ?? controller.skip ?? false,
+    unscaled,
     method: route.method,
-    capacity: capacityOf(route.method, limits, scale),
+    capacity,
+    name,
+    policy: policyField(name, capacity),
   };
 }
 
@@ -85,7 +121,8 @@ export class RateLimitPolicy {
 
   /** The capacity of `method`'s bucket on `route`: compiled at start unless the route answers several methods. */
   limitFor(method: string, route: RouteLimits): number {
-    return method === route.method ? route.capacity : capacityOf(method, route.limits, this.config.rateLimitScale);
+    if (method === route.method) return route.capacity;
+    return capacityOf(method, route.limits, route.unscaled ? 1 : this.config.rateLimitScale);
   }
 
   // Built on first use; keyed by method and path without the version prefix.
