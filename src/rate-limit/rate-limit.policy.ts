@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PATH_METADATA } from '@nestjs/common/constants';
 import type { CataloguedRoute } from '../common/http/route-catalogue';
-import { type PlanPart, RoutePlans } from '../common/http/route-plan';
+import { type PlanPart, type RoutePlan, RoutePlans } from '../common/http/route-plan';
 import { serializeList } from 'structured-headers';
 import { AppConfig } from '../config/app-config';
 import { RateLimit } from './rate-limit.decorator';
@@ -106,6 +106,11 @@ export class RateLimitPolicy {
 
   route(handler: Function, controller: Function): RouteLimits {
     return this.plans.of(handler, controller).part(this.limits);
+  }
+
+  /** A plan's limits, for readers that walk every plan ({@link RoutePlans.all}). */
+  limitsOf(plan: RoutePlan): RouteLimits {
+    return plan.part(this.limits);
   }
 
   /**
