@@ -252,6 +252,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ratelimits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's buckets: every method × group this credential can call, as they stand now
+         * @description One entry per method × group whose routes this credential may call (its permissions, JWT or API key), with the bucket's capacity and what it would admit at once right now for this caller (client address and credential), read without counting. This request counts only on its own bucket (`GET-ratelimits`: 30 per 3 s), never on a bucket it lists. `override` is null while the table applies.
+         */
+        get: operations["listRateLimits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/invitations": {
         parameters: {
             query?: never;
@@ -367,6 +387,7 @@ export interface paths {
          * @description **About its error answers**
          *
          *     - **403**: This operation needs a JWT or an API key with the permission `users:write`.
+         *     - **409**: error_conflict: the e-mail already has an account (in any company); invite it instead
          */
         post: operations["createUser"];
         delete?: never;
@@ -488,6 +509,7 @@ export interface paths {
          *
          *     - **401**: error_invalid_credentials: the current password is wrong (counts as a failed login)
          *     - **403**: This operation needs a login token (JWT), not an API key.
+         *     - **429**: Ten failed logins for this e-mail within 15 minutes (body in the object form)
          */
         post: operations["changePassword"];
         delete?: never;
@@ -535,6 +557,7 @@ export interface paths {
          *
          *     - **401**: error_invalid_credentials: the current password is wrong (counts as a failed login)
          *     - **403**: This operation needs a login token (JWT), not an API key.
+         *     - **429**: Ten failed logins for this e-mail within 15 minutes (body in the object form)
          */
         post: operations["enrolTotp"];
         delete?: never;
@@ -558,6 +581,7 @@ export interface paths {
          *
          *     - **401**: error_otp_invalid: wrong, used or stale code
          *     - **403**: This operation needs a login token (JWT), not an API key.
+         *     - **429**: Ten failed logins for this e-mail within 15 minutes (body in the object form)
          */
         post: operations["confirmTotp"];
         delete?: never;
@@ -581,6 +605,7 @@ export interface paths {
          *
          *     - **401**: error_invalid_credentials (wrong password); error_otp_invalid (wrong, used or stale code)
          *     - **403**: This operation needs a login token (JWT), not an API key.
+         *     - **429**: Ten failed logins for this e-mail within 15 minutes (body in the object form)
          */
         post: operations["disableTotp"];
         delete?: never;
@@ -1098,6 +1123,47 @@ export interface components {
         };
         SessionListDto: {
             sessions: components["schemas"]["SessionDto"][];
+        };
+        RateLimitStateDto: {
+            /**
+             * @description The method whose bucket this is
+             * @example GET
+             */
+            method: string;
+            /**
+             * @description The API group (X-Rate-Limit-Identifier's third part)
+             * @example products
+             */
+            group: string;
+            /**
+             * @description Requests admitted at once, drained as many per period (X-Rate-Limit-Limit, RateLimit-Policy q)
+             * @example 30
+             */
+            capacity: number;
+            /**
+             * @description Seconds in which a full bucket drains
+             * @enum {integer}
+             */
+            period_seconds: 3;
+            /**
+             * @description Requests this caller's bucket would admit at once right now (X-Rate-Limit-Remaining)
+             * @example 30
+             */
+            remaining: number;
+            /**
+             * @description An operator's override of the capacity; null when the table's capacity applies
+             * @example null
+             */
+            override?: {
+                /** @enum {string} */
+                mode: "enforce" | "shadow";
+                /** Format: date-time */
+                expires_at: string | null;
+            } | null;
+        };
+        RateLimitListDto: {
+            /** @description One per method × group the credential can call */
+            limits: components["schemas"]["RateLimitStateDto"][];
         };
         CreateInvitationDto: {
             /**
@@ -1838,6 +1904,12 @@ export interface components {
                 message: string;
             }[];
         };
+        "Error409.conflict": {
+            /** @description Exactly one error code */
+            error: "error_conflict"[];
+            /** @description One human sentence */
+            message: string;
+        };
         "Error401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed": {
             /** @description Exactly one error code */
             error: ("error_invalid_credentials" | "error_jwt_hash_not_found" | "error_jwt_is_required" | "error_jwt_query_not_allowed")[];
@@ -1869,12 +1941,6 @@ export interface components {
         "Error401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid": {
             /** @description Exactly one error code */
             error: ("error_invalid_credentials" | "error_jwt_hash_not_found" | "error_jwt_is_required" | "error_jwt_query_not_allowed" | "error_otp_invalid")[];
-            /** @description One human sentence */
-            message: string;
-        };
-        "Error409.conflict": {
-            /** @description Exactly one error code */
-            error: "error_conflict"[];
             /** @description One human sentence */
             message: string;
         };
@@ -2005,6 +2071,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.unless-refused-before-routing"];
+                RateLimit: components["headers"]["RateLimit.unless-refused-before-routing"];
                 "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
                 [name: string]: unknown;
             };
@@ -2022,6 +2090,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2038,6 +2108,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2051,6 +2123,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2064,6 +2138,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.unless-refused-before-routing"];
+                RateLimit: components["headers"]["RateLimit.unless-refused-before-routing"];
                 "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
                 [name: string]: unknown;
             };
@@ -2077,6 +2153,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2090,6 +2168,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
@@ -2107,6 +2187,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.unless-refused-before-routing"];
+                RateLimit: components["headers"]["RateLimit.unless-refused-before-routing"];
                 "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
                 [name: string]: unknown;
             };
@@ -2120,6 +2202,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2133,6 +2217,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.unless-refused-before-routing"];
+                RateLimit: components["headers"]["RateLimit.unless-refused-before-routing"];
                 "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
                 [name: string]: unknown;
             };
@@ -2146,6 +2232,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2159,6 +2247,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
@@ -2176,6 +2266,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.unless-refused-before-routing"];
+                RateLimit: components["headers"]["RateLimit.unless-refused-before-routing"];
                 "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
                 [name: string]: unknown;
             };
@@ -2192,6 +2284,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2205,6 +2299,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
@@ -2227,6 +2323,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2240,6 +2338,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2259,6 +2359,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.unless-refused-before-routing"];
+                RateLimit: components["headers"]["RateLimit.unless-refused-before-routing"];
                 "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
                 [name: string]: unknown;
             };
@@ -2275,6 +2377,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2288,6 +2392,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2305,11 +2411,28 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.unless-refused-before-routing"];
+                RateLimit: components["headers"]["RateLimit.unless-refused-before-routing"];
                 "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Error400.bad_request.invitation_invalid.validation"];
+            };
+        };
+        /** @description - `error_conflict`: a value that must be unique is taken (a product's sku in its company, an account's e-mail); nothing was changed */
+        "409.conflict": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error409.conflict"];
             };
         };
         /**
@@ -2323,6 +2446,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2340,6 +2465,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.unless-refused-before-routing"];
+                RateLimit: components["headers"]["RateLimit.unless-refused-before-routing"];
                 "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
                 [name: string]: unknown;
             };
@@ -2353,6 +2480,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2371,6 +2500,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2390,24 +2521,13 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Error401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid"];
-            };
-        };
-        /** @description - `error_conflict`: a value that must be unique is taken (a product's sku in its company); nothing was changed */
-        "409.conflict": {
-            headers: {
-                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error409.conflict"];
             };
         };
     };
@@ -2424,12 +2544,20 @@ export interface components {
         "X-Rate-Limit-Remaining.unless-refused-before-routing": number;
         /** @description The counter: `{ip}|{METHOD}|{group}|{token hash or -}` */
         "X-Rate-Limit-Identifier.unless-refused-before-routing": string;
+        /** @description draft-ietf-httpapi-ratelimit-headers-11 (RFC 9651 List): `"<method>-<group>";q=<capacity>;w=3`, the same bucket as X-Rate-Limit-Limit */
+        "RateLimit-Policy.unless-refused-before-routing": string;
+        /** @description draft-ietf-httpapi-ratelimit-headers-11 (RFC 9651 List): `"<method>-<group>";r=<remaining>;t=<seconds>`, `r` as X-Rate-Limit-Remaining, `t` the whole seconds (rounded up) until the bucket is empty */
+        "RateLimit.unless-refused-before-routing": string;
         /** @description The bucket's capacity: requests admitted at once (it drains as many per 3 s) */
         "X-Rate-Limit-Limit": number;
         /** @description Requests the bucket would still admit at once (0 when full) */
         "X-Rate-Limit-Remaining": number;
         /** @description The counter: `{ip}|{METHOD}|{group}|{token hash or -}` */
         "X-Rate-Limit-Identifier": string;
+        /** @description draft-ietf-httpapi-ratelimit-headers-11 (RFC 9651 List): `"<method>-<group>";q=<capacity>;w=3`, the same bucket as X-Rate-Limit-Limit */
+        "RateLimit-Policy": string;
+        /** @description draft-ietf-httpapi-ratelimit-headers-11 (RFC 9651 List): `"<method>-<group>";r=<remaining>;t=<seconds>`, `r` as X-Rate-Limit-Remaining, `t` the whole seconds (rounded up) until the bucket is empty */
+        RateLimit: string;
         /** @description Whole seconds, rounded up, until the next request fits (at least 1) */
         "Retry-After": number;
     };
@@ -2570,6 +2698,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     /** @description `no-store`: the body carries a secret that no cache may keep */
                     "Cache-Control": "no-store";
@@ -2605,6 +2735,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2640,6 +2772,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2676,6 +2810,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     /** @description `no-store`: the body carries a secret that no cache may keep */
                     "Cache-Control": "no-store";
@@ -2715,6 +2851,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     /** @description `no-store`: the body carries a secret that no cache may keep */
                     "Cache-Control": "no-store";
@@ -2749,6 +2887,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2780,6 +2920,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2813,6 +2955,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2825,6 +2969,38 @@ export interface operations {
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    listRateLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitListDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
@@ -2848,6 +3024,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2883,6 +3061,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     /** @description `no-store`: the body carries a secret that no cache may keep */
                     "Cache-Control": "no-store";
@@ -2921,6 +3101,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2957,6 +3139,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     /** @description `no-store`: the body carries a secret that no cache may keep */
                     "Cache-Control": "no-store";
@@ -2991,6 +3175,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3028,6 +3214,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3063,6 +3251,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3073,6 +3263,7 @@ export interface operations {
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
             403: components["responses"]["403.permission_denied"];
+            409: components["responses"]["409.conflict"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -3103,6 +3294,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3141,6 +3334,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3176,6 +3371,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     /** @description `no-store`: the body carries a secret that no cache may keep */
                     "Cache-Control": "no-store";
@@ -3216,6 +3413,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3253,6 +3452,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3264,7 +3465,7 @@ export interface operations {
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            429: components["responses"]["429.rate_limit_exceed"];
+            429: components["responses"]["429.rate_limit_exceed.account-too-many-failed-logins-for-this-e-mail-try-again-later"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -3289,6 +3490,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3323,6 +3526,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     /** @description `no-store`: the body carries a secret that no cache may keep */
                     "Cache-Control": "no-store";
@@ -3338,7 +3543,7 @@ export interface operations {
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            429: components["responses"]["429.rate_limit_exceed"];
+            429: components["responses"]["429.rate_limit_exceed.account-too-many-failed-logins-for-this-e-mail-try-again-later"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -3363,6 +3568,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3374,7 +3581,7 @@ export interface operations {
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            429: components["responses"]["429.rate_limit_exceed"];
+            429: components["responses"]["429.rate_limit_exceed.account-too-many-failed-logins-for-this-e-mail-try-again-later"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -3399,6 +3606,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3410,7 +3619,7 @@ export interface operations {
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
-            429: components["responses"]["429.rate_limit_exceed"];
+            429: components["responses"]["429.rate_limit_exceed.account-too-many-failed-logins-for-this-e-mail-try-again-later"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -3437,6 +3646,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3472,6 +3683,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     /** @description `no-store`: the body carries a secret that no cache may keep */
                     "Cache-Control": "no-store";
@@ -3509,6 +3722,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3544,6 +3759,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3580,6 +3797,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3618,6 +3837,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3654,6 +3875,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3689,6 +3912,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3724,6 +3949,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     /** @description attachment; the file name as `filename`, and as RFC 5987 `filename*` when not plain ASCII */
                     "Content-Disposition": string;
@@ -3771,6 +3998,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3806,6 +4035,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3843,6 +4074,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3882,6 +4115,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3920,6 +4155,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3959,6 +4196,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3999,6 +4238,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4034,6 +4275,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4070,6 +4313,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4109,6 +4354,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4146,6 +4393,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4181,6 +4430,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4217,6 +4468,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4255,6 +4508,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4294,6 +4549,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4343,6 +4600,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
