@@ -99,7 +99,7 @@ export class RateLimitGuard implements CanActivate {
   ): true {
     // While Redis is away the storage applies this instance's share of the limit; the headers show that one.
     const applied = record.limit ?? limit;
-    // The route's own method at its own capacity (nearly every request) reuses the policy field of its plan.
+    // The route's own method at its own capacity (nearly every request) reuses the fields its plan serialized.
     const own = request.method === route.method && applied === route.capacity;
     setRateLimitHeaders(reply, {
       applied,
@@ -107,6 +107,7 @@ export class RateLimitGuard implements CanActivate {
       secondsToEmpty: record.timeToExpire,
       identifier,
       name: own ? route.name : policyName(request.method, route.group),
+      item: own ? route.item : undefined,
       policy: own ? route.policy : undefined,
     });
     this.metrics.rateLimitDecision(identifier, record.isBlocked);

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PATH_METADATA } from '@nestjs/common/constants';
 import type { CataloguedRoute } from '../common/http/route-catalogue';
 import { type PlanPart, type RoutePlan, RoutePlans } from '../common/http/route-plan';
-import { serializeList } from 'structured-headers';
+import { serializeList, serializeString } from 'structured-headers';
 import { AppConfig } from '../config/app-config';
 import { RateLimit } from './rate-limit.decorator';
 
@@ -47,8 +47,9 @@ export interface RouteLimits {
   /** The route's method (`ALL` for `@All()`) and its capacity, scaled: what nearly every request asks for. */
   method: string;
   capacity: number;
-  /** `<method>-<group>` of {@link method} and its RateLimit-Policy field, serialized once at start. */
+  /** `<method>-<group>` of {@link method}, that name as an RFC 9651 String and its RateLimit-Policy, at start. */
   name: string;
+  item: string;
   policy: string;
 }
 
@@ -78,6 +79,7 @@ export function compileRouteLimits(route: CataloguedRoute, scale: number): Route
     method: route.method,
     capacity,
     name,
+    item: serializeString(name),
     policy: policyField(name, capacity),
   };
 }
