@@ -130,6 +130,39 @@ describe('RateLimit and RateLimit-Policy (draft-ietf-httpapi-ratelimit-headers-1
     expect(res.headers['ratelimit']).toBe('"get--";r=30;t=0');
   });
 
+  it.each([
+    '"get-products";q=30;w=3,',
+    '"get-products" ;q=30',
+    '"get-products";Q=30',
+    '"get-products";q=1234567890123456',
+    '"get-products";q=3.',
+    "'get-products';q=30",
+    '"get-products" "x"',
+    '"get-pro\u00e9ducts"',
+  ])('the parser these checks rely on refuses %j', (field) => {
+    expect(() => parseList(field)).toThrow(SyntaxError);
+  });
+
+  it('the parser reads what RFC 9651 allows, tokens and escapes included', () => {
+    expect(parseList('"a\\"b";q=1, tok;x;y=?0, (1 2);z=-3.5')).toEqual([
+      { value: 'a"b', params: new Map([['q', 1]]) },
+      {
+        value: { token: 'tok' },
+        params: new Map<string, unknown>([
+          ['x', true],
+          ['y', false],
+        ]),
+      },
+      {
+        value: [
+          { value: 1, params: new Map() },
+          { value: 2, params: new Map() },
+        ],
+        params: new Map([['z', -3.5]]),
+      },
+    ]);
+  });
+
   it.each(['/health', '/health/live', '/metrics', '/docs', '/openapi.json'])(
     '%s is not counted and carries neither',
     async (path) => {

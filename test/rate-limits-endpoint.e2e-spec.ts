@@ -107,6 +107,25 @@ describe('GET /v1/ratelimits', () => {
     await get(ip, '/v1/ratelimits', owner).expect(200);
   });
 
+  it('leaves out, for an API key, what only a JWT may call, even with `*`', async () => {
+    const created = await t
+      .http()
+      .post('/v1/apikeys')
+      .set('x-forwarded-for', freshIp())
+      .set('authorization', owner)
+      .send({ name: 'planner', permissions: ['*'] })
+      .expect(201);
+    const key = (created.body as { api_key: string }).api_key;
+    const forKey = pairs(limitsOf(await get(freshIp(), '/v1/ratelimits', key).expect(200)));
+    const forJwt = pairs(limitsOf(await get(freshIp(), '/v1/ratelimits', owner).expect(200)));
+    // POST /v1/apikeys and every DELETE users route (sessions, staff, invitations) are JWT only; GET users is not
+    // (GET /v1/users/me takes any credential), so it stays.
+    expect(forJwt).toEqual(expect.arrayContaining(['POST apikeys', 'DELETE users']));
+    expect(forKey).not.toContain('POST apikeys');
+    expect(forKey).not.toContain('DELETE users');
+    expect(forKey).toEqual(expect.arrayContaining(['GET users', 'GET apikeys', 'POST products', 'GET ratelimits']));
+  });
+
   it('needs a credential: none → 401, an unknown one → 401', async () => {
     const none = await get(freshIp(), '/v1/ratelimits').expect(401);
     expect(none.body).toMatchObject({ error: ['error_jwt_is_required'] });
