@@ -7,9 +7,9 @@ import { policyName, RATE_LIMIT_PERIOD_MS, RateLimitPolicy } from './rate-limit.
 import { type BucketStorage, RATE_LIMIT_STORAGE } from '../counters/rate-limit-storage';
 
 /**
- * Puts the rate-limit headers (X-Rate-Limit-*, RateLimit-Policy, RateLimit) on the `/v1` responses the guard never saw: unknown routes (404) and bodies
- * Fastify refused before any handler ran (malformed JSON, 413, 415). Those requests are not counted; the
- * headers show the state of the counter they would have used. Called from the one onSend hook
+ * Puts the rate-limit headers (X-Rate-Limit-*, RateLimit-Policy, RateLimit) on the `/v1` responses the guard
+ * never saw: unknown routes (404) and bodies Fastify refused before any handler ran (malformed JSON, 413, 415).
+ * Those requests are not counted; the headers show the state of the counter they would have used. Called from the one onSend hook
  * (bootstrap/request-hooks.ts).
  */
 @Injectable()
