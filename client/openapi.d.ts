@@ -252,6 +252,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ratelimits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's buckets: every method × group this credential can call, as they stand now
+         * @description One entry per method × group whose routes this credential may call (its permissions, JWT or API key), with the bucket's capacity and what it would admit at once right now for this caller (client address and credential), read without counting. This request counts only on its own bucket (`GET-ratelimits`: 30 per 3 s), never on a bucket it lists. `override` is null while the table applies.
+         */
+        get: operations["listRateLimits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/invitations": {
         parameters: {
             query?: never;
@@ -1115,6 +1135,47 @@ export interface components {
         SessionListDto: {
             sessions: components["schemas"]["SessionDto"][];
         };
+        RateLimitStateDto: {
+            /**
+             * @description The method whose bucket this is
+             * @example GET
+             */
+            method: string;
+            /**
+             * @description The API group (X-Rate-Limit-Identifier's third part)
+             * @example products
+             */
+            group: string;
+            /**
+             * @description Requests admitted at once, drained as many per period (X-Rate-Limit-Limit, RateLimit-Policy q)
+             * @example 30
+             */
+            capacity: number;
+            /**
+             * @description Seconds in which a full bucket drains
+             * @enum {integer}
+             */
+            period_seconds: 3;
+            /**
+             * @description Requests this caller's bucket would admit at once right now (X-Rate-Limit-Remaining)
+             * @example 30
+             */
+            remaining: number;
+            /**
+             * @description An operator's override of the capacity; null when the table's capacity applies
+             * @example null
+             */
+            override?: {
+                /** @enum {string} */
+                mode: "enforce" | "shadow";
+                /** Format: date-time */
+                expires_at: string | null;
+            } | null;
+        };
+        RateLimitListDto: {
+            /** @description One per method × group the credential can call */
+            limits: components["schemas"]["RateLimitStateDto"][];
+        };
         CreateInvitationDto: {
             /**
              * Format: email
@@ -1917,6 +1978,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.unless-refused-before-routing"];
+                RateLimit: components["headers"]["RateLimit.unless-refused-before-routing"];
                 "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
                 [name: string]: unknown;
             };
@@ -1933,6 +1996,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -1946,6 +2011,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -1959,6 +2026,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.unless-refused-before-routing"];
+                RateLimit: components["headers"]["RateLimit.unless-refused-before-routing"];
                 "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
                 [name: string]: unknown;
             };
@@ -1972,6 +2041,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -1985,6 +2056,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
@@ -2002,6 +2075,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.unless-refused-before-routing"];
+                RateLimit: components["headers"]["RateLimit.unless-refused-before-routing"];
                 "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
                 [name: string]: unknown;
             };
@@ -2015,6 +2090,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2028,6 +2105,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.unless-refused-before-routing"];
+                RateLimit: components["headers"]["RateLimit.unless-refused-before-routing"];
                 "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
                 [name: string]: unknown;
             };
@@ -2046,6 +2125,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2059,6 +2140,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2078,6 +2161,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.unless-refused-before-routing"];
+                RateLimit: components["headers"]["RateLimit.unless-refused-before-routing"];
                 "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
                 [name: string]: unknown;
             };
@@ -2094,6 +2179,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2107,6 +2194,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
@@ -2126,6 +2215,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.unless-refused-before-routing"];
+                RateLimit: components["headers"]["RateLimit.unless-refused-before-routing"];
                 "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
                 [name: string]: unknown;
             };
@@ -2143,6 +2234,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2156,6 +2249,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2286,6 +2381,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2299,6 +2396,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
@@ -2316,6 +2415,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2333,6 +2434,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.unless-refused-before-routing"];
+                RateLimit: components["headers"]["RateLimit.unless-refused-before-routing"];
                 "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
                 [name: string]: unknown;
             };
@@ -2346,6 +2449,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2364,6 +2469,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2381,6 +2488,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.unless-refused-before-routing"];
+                RateLimit: components["headers"]["RateLimit.unless-refused-before-routing"];
                 "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
                 [name: string]: unknown;
             };
@@ -2394,6 +2503,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2412,6 +2523,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2431,6 +2544,8 @@ export interface components {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2448,6 +2563,10 @@ export interface components {
         "X-Rate-Limit-Remaining.unless-refused-before-routing": number;
         /** @description The counter: `{ip}|{METHOD}|{group}|{token hash or -}` */
         "X-Rate-Limit-Identifier.unless-refused-before-routing": string;
+        /** @description draft-ietf-httpapi-ratelimit-headers-11 (RFC 9651 List): `"<method>-<group>";q=<capacity>;w=3`, the same bucket as X-Rate-Limit-Limit */
+        "RateLimit-Policy.unless-refused-before-routing": string;
+        /** @description draft-ietf-httpapi-ratelimit-headers-11 (RFC 9651 List): `"<method>-<group>";r=<remaining>;t=<seconds>`, `r` as X-Rate-Limit-Remaining, `t` the whole seconds (rounded up) until the bucket is empty */
+        "RateLimit.unless-refused-before-routing": string;
         /** @description The request id (the caller's own X-Request-Id when it looks like one); the 500 `correlation_id` */
         "X-Request-Id.unless-refused-before-routing": string;
         /** @description The bucket's capacity: requests admitted at once (it drains as many per 3 s) */
@@ -2456,6 +2575,10 @@ export interface components {
         "X-Rate-Limit-Remaining": number;
         /** @description The counter: `{ip}|{METHOD}|{group}|{token hash or -}` */
         "X-Rate-Limit-Identifier": string;
+        /** @description draft-ietf-httpapi-ratelimit-headers-11 (RFC 9651 List): `"<method>-<group>";q=<capacity>;w=3`, the same bucket as X-Rate-Limit-Limit */
+        "RateLimit-Policy": string;
+        /** @description draft-ietf-httpapi-ratelimit-headers-11 (RFC 9651 List): `"<method>-<group>";r=<remaining>;t=<seconds>`, `r` as X-Rate-Limit-Remaining, `t` the whole seconds (rounded up) until the bucket is empty */
+        RateLimit: string;
         /** @description The request id (the caller's own X-Request-Id when it looks like one); the 500 `correlation_id` */
         "X-Request-Id": string;
         /** @description Whole seconds, rounded up, until the next request fits (at least 1) */
@@ -2483,6 +2606,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2519,6 +2644,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     /** @description `no-store`: the body carries a secret that no cache may keep */
                     "Cache-Control": "no-store";
@@ -2558,6 +2685,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     /** @description `no-store`: the body carries a secret that no cache may keep */
                     "Cache-Control": "no-store";
@@ -2592,6 +2721,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2742,6 +2873,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     /** @description `no-store`: the body carries a secret that no cache may keep */
                     "Cache-Control": "no-store";
@@ -2777,6 +2910,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2808,6 +2943,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2841,6 +2978,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2853,6 +2992,38 @@ export interface operations {
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    listRateLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitListDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
@@ -2876,6 +3047,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2911,6 +3084,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     /** @description `no-store`: the body carries a secret that no cache may keep */
                     "Cache-Control": "no-store";
@@ -2949,6 +3124,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2985,6 +3162,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     /** @description `no-store`: the body carries a secret that no cache may keep */
                     "Cache-Control": "no-store";
@@ -3019,6 +3198,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3056,6 +3237,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3091,6 +3274,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3132,6 +3317,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3170,6 +3357,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3205,6 +3394,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     /** @description `no-store`: the body carries a secret that no cache may keep */
                     "Cache-Control": "no-store";
@@ -3245,6 +3436,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3282,6 +3475,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3318,6 +3513,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3352,6 +3549,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     /** @description `no-store`: the body carries a secret that no cache may keep */
                     "Cache-Control": "no-store";
@@ -3392,6 +3591,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3428,6 +3629,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3466,6 +3669,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3501,6 +3706,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     /** @description `no-store`: the body carries a secret that no cache may keep */
                     "Cache-Control": "no-store";
@@ -3538,6 +3745,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3573,6 +3782,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3609,6 +3820,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3647,6 +3860,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3683,6 +3898,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3718,6 +3935,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3753,6 +3972,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     /** @description attachment; the file name as `filename`, and as RFC 5987 `filename*` when not plain ASCII */
                     "Content-Disposition": string;
@@ -3800,6 +4021,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3835,6 +4058,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3872,6 +4097,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3911,6 +4138,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3949,6 +4178,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3988,6 +4219,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4028,6 +4261,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4063,6 +4298,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4099,6 +4336,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4138,6 +4377,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4175,6 +4416,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4210,6 +4453,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4246,6 +4491,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4284,6 +4531,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4323,6 +4572,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4372,6 +4623,8 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };

@@ -25,6 +25,7 @@ GET /v1/orders                                 permission orders:read           
 GET /v1/orders/:id                             permission orders:read                   orders: 30 per 3 s
 GET /v1/products                               permission products:read                 products: 30 per 3 s
 GET /v1/products/:id                           permission products:read                 products: 30 per 3 s
+GET /v1/ratelimits                             any credential                           ratelimits: 30 per 3 s
 GET /v1/users                                  permission users:read                    users: 30 per 3 s
 GET /v1/users/companies                        JWT only                                 users: 30 per 3 s
 GET /v1/users/me                               any credential                           users: 30 per 3 s

@@ -24,6 +24,7 @@ import { ProductsModule } from './products/products.module';
 import { RateLimitCredentials } from './rate-limit/rate-limit-credentials';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { RateLimitStatusModule } from './rate-limit-status/rate-limit-status.module';
 import { SeedModule } from './seed/seed.module';
 import { SessionsModule } from './sessions/sessions.module';
 import { InvitationsModule } from './invitations/invitations.module';
@@ -58,6 +59,7 @@ export class AppModule {
         RateLimitCredentialsBinding,
         SessionsModule,
         RateLimitModule,
+        RateLimitStatusModule,
         InvitationsModule,
         UsersModule,
         OperatorSocketModule,

@@ -272,6 +272,8 @@ describe('the OpenAPI document', () => {
       'x-rate-limit-limit': '30',
       'x-rate-limit-remaining': '29',
       'x-rate-limit-identifier': 'i',
+      'ratelimit-policy': '"get-products";q=30;w=3',
+      ratelimit: '"get-products";r=29;t=1',
     };
     const page = { data: [], page: 1, per_page: 20, total: 0 };
 

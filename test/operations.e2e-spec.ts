@@ -199,6 +199,8 @@ describe('CORS_ORIGINS', () => {
           'x-rate-limit-limit',
           'x-rate-limit-remaining',
           'x-rate-limit-identifier',
+          'ratelimit-policy',
+          'ratelimit',
           'retry-after',
           'x-request-id',
         ]),

@@ -3,7 +3,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE';
 const ALLOWED_HEADERS = 'Authorization, Content-Type';
 const EXPOSED_HEADERS =
-  'X-Rate-Limit-Limit, X-Rate-Limit-Remaining, X-Rate-Limit-Identifier, Retry-After, X-Request-Id';
+  'X-Rate-Limit-Limit, X-Rate-Limit-Remaining, X-Rate-Limit-Identifier, RateLimit-Policy, RateLimit, Retry-After, ' +
+  'X-Request-Id';
 /** How long a browser may reuse a preflight answer. */
 const PREFLIGHT_MAX_AGE_SECONDS = '600';
 

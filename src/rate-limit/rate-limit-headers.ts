@@ -3,13 +3,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NO_CREDENTIAL, RateLimitCredentials } from './rate-limit-credentials';
 import { counterKey, rateLimitIdentifier } from './rate-limit-key';
 import { LIMIT_HEADER, setRateLimitHeaders } from './rate-limit-response-headers';
-import { RATE_LIMIT_PERIOD_MS, RateLimitPolicy } from './rate-limit.policy';
+import { policyName, RATE_LIMIT_PERIOD_MS, RateLimitPolicy } from './rate-limit.policy';
 import { type BucketStorage, RATE_LIMIT_STORAGE } from '../counters/rate-limit-storage';
 
 /**
- * Puts the X-Rate-Limit-* headers on the `/v1` responses the guard never saw: unknown routes (404) and bodies
- * Fastify refused before any handler ran (malformed JSON, 413, 415). Those requests are not counted; the
- * headers show the state of the counter they would have used. Called from the one onSend hook
+ * Puts the rate-limit headers (X-Rate-Limit-*, RateLimit-Policy, RateLimit) on the `/v1` responses the guard
+ * never saw: unknown routes (404) and bodies Fastify refused before any handler ran (malformed JSON, 413, 415).
+ * Those requests are not counted; the headers show the state of the counter they would have used. Called from the one onSend hook
  * (bootstrap/request-hooks.ts).
  */
 @Injectable()
@@ -35,6 +35,12 @@ export class RateLimitHeaders {
     // Memory only: a request that never reached a handler does not pay for a credential look-up.
     const identifier = rateLimitIdentifier(request, group, this.credentials.knownTokenHash(request) ?? NO_CREDENTIAL);
     const record = await this.counters.peek(counterKey(identifier), RATE_LIMIT_PERIOD_MS, limit).catch(() => null);
-    setRateLimitHeaders(reply, record?.limit ?? limit, record?.totalHits ?? 0, identifier);
+    setRateLimitHeaders(reply, {
+      applied: record?.limit ?? limit,
+      used: record?.totalHits ?? 0,
+      secondsToEmpty: record?.timeToExpire ?? 0,
+      identifier,
+      name: policyName(request.method, group),
+    });
   }
 }

@@ -19,6 +19,18 @@ export const RATE_LIMIT_HEADERS: Record<string, HeaderObject> = {
     description: 'The counter: `{ip}|{METHOD}|{group}|{token hash or -}`',
     schema: { type: 'string', example: '203.0.113.7|GET|products|9f86d081884c7d65' },
   },
+  'RateLimit-Policy': {
+    description:
+      'draft-ietf-httpapi-ratelimit-headers-11 (RFC 9651 List): `"<method>-<group>";q=<capacity>;w=3`, the ' +
+      'same bucket as X-Rate-Limit-Limit',
+    schema: { type: 'string', example: '"get-products";q=30;w=3' },
+  },
+  RateLimit: {
+    description:
+      'draft-ietf-httpapi-ratelimit-headers-11 (RFC 9651 List): `"<method>-<group>";r=<remaining>;t=<seconds>`, ' +
+      '`r` as X-Rate-Limit-Remaining, `t` the whole seconds (rounded up) until the bucket is empty',
+    schema: { type: 'string', example: '"get-products";r=29;t=1' },
+  },
 };
 
 export const RETRY_AFTER_HEADER: HeaderObject = {

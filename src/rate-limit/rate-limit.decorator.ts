@@ -10,6 +10,8 @@ export interface RateLimitRule {
   group?: string;
   /** Per-method bucket capacities (drained per 3 seconds) that replace the defaults for this controller or route. */
   limits?: Partial<Record<HttpMethod, number>>;
+  /** The limits are exact: RATE_LIMIT_SCALE (a benchmark's multiplier) does not apply to them. */
+  unscaled?: boolean;
   /** Set by {@link NoRateLimit}. */
   skip?: boolean;
 }

@@ -85,11 +85,16 @@ describe('RateLimitGuard', () => {
         'x-rate-limit-limit': LIMIT,
         'x-rate-limit-remaining': LIMIT - i,
         'x-rate-limit-identifier': '203.0.113.7|GET|users|0123456789abcdef',
+        // The bucket drains 2 per 3 s: 1.5 s per request, so 1 request is gone in 2 whole seconds, 2 in 3.
+        'ratelimit-policy': '"get-users";q=2;w=3',
+        ratelimit: `"get-users";r=${LIMIT - i};t=${Math.ceil((i * 3) / LIMIT)}`,
       });
     }
     const { context, headers } = request();
     await expect(guard.canActivate(context)).rejects.toThrow(ApiError);
     expect(headers.get('x-rate-limit-remaining')).toBe(0);
+    // A refused request adds nothing: the full bucket is still 3 s from empty.
+    expect(headers.get('ratelimit')).toBe('"get-users";r=0;t=3');
     expect(credentials.lookUps).toBe(0);
   });
 

@@ -6,7 +6,7 @@ import { type BucketStorage, RATE_LIMIT_STORAGE, type RateLimitRecord } from '..
 import { NO_CREDENTIAL, RateLimitCredentials } from './rate-limit-credentials';
 import { counterKey, rateLimitIdentifier } from './rate-limit-key';
 import { setRateLimitHeaders } from './rate-limit-response-headers';
-import { RATE_LIMIT_PERIOD_MS, RateLimitPolicy } from './rate-limit.policy';
+import { policyName, RATE_LIMIT_PERIOD_MS, RateLimitPolicy, type RouteLimits } from './rate-limit.policy';
 
 /** The storages take the throttler's name; ours is part of every key already (`req:`), so this is only a label. */
 const THROTTLER_NAME = 'default';
@@ -48,18 +48,21 @@ export class RateLimitGuard implements CanActivate {
     const reply = context.getArgByIndex<FastifyReply>(1);
     const limit = this.policy.limitFor(request.method, route);
     const known = this.credentials.knownTokenHash(request);
-    if (known === undefined) return this.firstSight(request, reply, route.group, limit);
+    if (known === undefined) return this.firstSight(request, reply, route, limit);
     const identifier = rateLimitIdentifier(request, route.group, known);
-    return this.count(identifier, limit).then((record) => this.answer(reply, identifier, limit, record));
+    return this.count(identifier, limit).then((record) =>
+      this.answer(request, reply, route, identifier, limit, record),
+    );
   }
 
   /** A credential memory cannot judge yet: see the class comment for who pays for its look-up. */
   private async firstSight(
     request: FastifyRequest,
     reply: FastifyReply,
-    group: string,
+    route: RouteLimits,
     limit: number,
   ): Promise<boolean> {
+    const { group } = route;
     let identifier = rateLimitIdentifier(request, group, NO_CREDENTIAL);
     if (this.credentials.vouchedFor(request)) {
       identifier = rateLimitIdentifier(request, group, await this.credentials.tokenHash(request));
@@ -72,7 +75,7 @@ export class RateLimitGuard implements CanActivate {
         record = await this.count(identifier, limit);
       }
     }
-    return this.answer(reply, identifier, limit, record);
+    return this.answer(request, reply, route, identifier, limit, record);
   }
 
   private count(identifier: string, limit: number): Promise<RateLimitRecord> {
@@ -86,9 +89,27 @@ export class RateLimitGuard implements CanActivate {
   }
 
   /** The headers every counted request carries, the decision's metric, and the 429 when over the limit. */
-  private answer(reply: FastifyReply, identifier: string, limit: number, record: RateLimitRecord): true {
+  private answer(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    route: RouteLimits,
+    identifier: string,
+    limit: number,
+    record: RateLimitRecord,
+  ): true {
     // While Redis is away the storage applies this instance's share of the limit; the headers show that one.
-    setRateLimitHeaders(reply, record.limit ?? limit, record.totalHits, identifier);
+    const applied = record.limit ?? limit;
+    // The route's own method at its own capacity (nearly every request) reuses the fields its plan serialized.
+    const own = request.method === route.method && applied === route.capacity;
+    setRateLimitHeaders(reply, {
+      applied,
+      used: record.totalHits,
+      secondsToEmpty: record.timeToExpire,
+      identifier,
+      name: own ? route.name : policyName(request.method, route.group),
+      item: own ? route.item : undefined,
+      policy: own ? route.policy : undefined,
+    });
     this.metrics.rateLimitDecision(identifier, record.isBlocked);
     if (record.isBlocked) throw ApiError.requestRateLimited(record.timeToBlockExpire || record.timeToExpire);
     return true;

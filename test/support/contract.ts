@@ -160,7 +160,7 @@ export class ContractChecker {
   }
 }
 
-const isRouted = (header: string) => /^x-rate-limit-|^x-request-id$/i.test(header);
+const isRouted = (header: string) => /^x-rate-limit-|^ratelimit(-policy)?$|^x-request-id$/i.test(header);
 
 function errorCodeOf(body: unknown): keyof typeof ERROR_CATALOG | undefined {
   const error = Array.isArray(body) ? body : (body as Json | null)?.error;

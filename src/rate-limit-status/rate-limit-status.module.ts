@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { RateLimitPolicyModule } from '../rate-limit/rate-limit-policy.module';
+import { RateLimitStatusController } from './rate-limit-status.controller';
+import { RateLimitStatusService } from './rate-limit-status.service';
+
+/**
+ * `GET /v1/ratelimits`: its own module, because it reads both the auth guard's and the limiter's pieces of the
+ * route plans, and neither of those modules imports the other (app.module.ts).
+ */
+@Module({
+  imports: [AuthModule, RateLimitPolicyModule],
+  controllers: [RateLimitStatusController],
+  providers: [RateLimitStatusService],
+})
+export class RateLimitStatusModule {}
