@@ -1255,6 +1255,15 @@ export interface components {
              */
             name?: string;
         };
+        MfaStateDto: {
+            /** @description TOTP is on for the account */
+            totp: boolean;
+            /**
+             * @description How many passkeys the account has
+             * @example 0
+             */
+            passkeys: number;
+        };
         MeDto: {
             employee: components["schemas"]["EmployeeRefDto"];
             company: components["schemas"]["CompanyRefDto"];
@@ -1271,6 +1280,8 @@ export interface components {
              * @description null for an API key
              */
             session_id: string | null;
+            /** @description The account's second factors */
+            mfa: components["schemas"]["MfaStateDto"];
         };
         ListedEmployeeDto: {
             /** @example 1 */

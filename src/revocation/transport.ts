@@ -3,7 +3,9 @@ export type RevocationNotice =
   | { type: 'session'; sessionId: string }
   | { type: 'token'; tokenId: string }
   | { type: 'api_key'; keyId: string }
-  | { type: 'membership'; employeeId: number; companyId: number };
+  | { type: 'membership'; employeeId: number; companyId: number }
+  /** Something every credential of the account carries changed (its second factors). */
+  | { type: 'employee'; employeeId: number };
 
 /** How long a transport may take to accept a notice before it counts as unavailable for this one. */
 export const SEND_DEADLINE_MS = 500;

@@ -81,6 +81,7 @@ export class AccountMfaService {
       return sessions;
     });
     await Promise.all(ended.map((sessionId) => this.bus.publish({ type: 'session', sessionId })));
+    await this.mfaChanged(principal.employeeId);
   }
 
   /** Needs the password and a current code from the app; a wrong code counts as a failed login. */
@@ -98,6 +99,7 @@ export class AccountMfaService {
         { type: 'mfa.disabled', ...requestContext(principal, client), details: { by: 'self' } },
       );
     });
+    await this.mfaChanged(principal.employeeId);
   }
 
   /** An administrator turns someone's TOTP off, under the same conditions as a password reset. */
@@ -113,6 +115,12 @@ export class AccountMfaService {
         details: { by: 'administrator' },
       });
     });
+    await this.mfaChanged(employeeId);
+  }
+
+  /** After the commit: every instance drops the account's cached credentials, whose `mfa` just changed. */
+  private mfaChanged(employeeId: number): Promise<void> {
+    return this.bus.publish({ type: 'employee', employeeId });
   }
 
   private async turnOff(manager: EntityManager, employeeId: number): Promise<void> {

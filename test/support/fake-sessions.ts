@@ -192,5 +192,6 @@ export function principalOf(store: FakeSessionStore, sessionId: string): Princip
     credentialId: token.id,
     employee: member.employee,
     company: member.company,
+    mfa: { totp: false },
   };
 }

@@ -46,13 +46,17 @@ export interface OwnerColumns {
   employee_name: string;
   company_id: number;
   company_name: string;
+  employee_totp: boolean;
 }
 
-export const OWNER_COLUMNS = `e.email AS employee_email, e.name AS employee_name, c.name AS company_name`;
+export const OWNER_COLUMNS =
+  'e.email AS employee_email, e.name AS employee_name, c.name AS company_name, ' +
+  'e.totp_enabled_at IS NOT NULL AS employee_totp';
 
-export function ownerOf(row: OwnerColumns): Pick<Principal, 'employee' | 'company'> {
+export function ownerOf(row: OwnerColumns): Pick<Principal, 'employee' | 'company' | 'mfa'> {
   return {
     employee: { id: row.employee_id, email: row.employee_email, name: row.employee_name },
     company: { id: row.company_id, name: row.company_name },
+    mfa: { totp: row.employee_totp === true },
   };
 }

@@ -198,6 +198,9 @@ export class CredentialService implements RateLimitCredentials {
       case 'membership':
         this.cache.evictWhere((p) => p.employeeId === notice.employeeId && p.companyId === notice.companyId);
         break;
+      case 'employee':
+        this.cache.evictWhere((p) => p.employeeId === notice.employeeId);
+        break;
     }
   }
 }

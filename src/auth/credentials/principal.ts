@@ -13,6 +13,8 @@ export interface Principal {
   /** Loaded with the credential, so describing the caller costs no query of its own. */
   employee: { id: number; email: string; name: string };
   company: { id: number; name: string };
+  /** The account's second factors as they stood when the credential was read (a change evicts it everywhere). */
+  mfa: { totp: boolean };
 }
 
 /** The outcome of reading a request's credential, decided once per request and shared by every guard. */

@@ -15,6 +15,14 @@ import { CompanyRefDto, EmployeeRefDto } from '../../sessions/dto/login-result.d
 import { PageMetaDto, PageQueryDto } from '../../common/http/pagination';
 import { GRANT_NAMES, type Grant } from '../../permissions/permission';
 
+export class MfaStateDto {
+  @ApiProperty({ description: 'TOTP is on for the account' })
+  totp: boolean;
+
+  @ApiProperty({ type: 'integer', minimum: 0, example: 0, description: 'How many passkeys the account has' })
+  passkeys: number;
+}
+
 export class MeDto {
   @ApiProperty({ type: EmployeeRefDto })
   employee: EmployeeRefDto;
@@ -30,6 +38,9 @@ export class MeDto {
 
   @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'null for an API key' })
   session_id: string | null;
+
+  @ApiProperty({ type: MfaStateDto, description: "The account's second factors" })
+  mfa: MfaStateDto;
 }
 
 export class CompanyEmployeeDto extends EmployeeRefDto {
