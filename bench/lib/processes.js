@@ -104,10 +104,11 @@ function killAll() {
 /** Runs the operator CLI of the build under `root` and returns its JSON result. */
 async function cliAt(root, env, ...args) {
   const entry = join(root, 'dist/src/cli/main.js');
-  // The CLI reads a password from standard input only: `--password P` here is written there.
+  // The CLI reads a password from standard input only: `--password P` here is written there, and the flag
+  // becomes `--password -`, which every build accepts (older ones required the flag, newer ones refuse a value).
   const at = args.indexOf('--password');
   const input = at === -1 ? '' : `${args[at + 1]}\n`;
-  if (at !== -1) args = [...args.slice(0, at), ...args.slice(at + 2)];
+  if (at !== -1) args = [...args.slice(0, at), '--password', '-', ...args.slice(at + 2)];
   const pending = run(process.execPath, [entry, ...args], { env, timeout: 60_000 });
   pending.child.stdin.end(input);
   const { stdout } = await pending;
