@@ -2,6 +2,7 @@ import { Controller, type ExecutionContext, Get, type Type } from '@nestjs/commo
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ManualClock } from '../../test/support/manual-clock';
+import { NO_OVERRIDES } from '../../test/support/no-overrides';
 import { ApiError } from '../common/errors/api-error';
 import { NO_CREDENTIAL, RateLimitCredentials } from './rate-limit-credentials';
 import { counterKey } from './rate-limit-key';
@@ -23,6 +24,10 @@ class StubCredentials extends RateLimitCredentials {
 
   knownTokenHash(): string | undefined {
     return this.known;
+  }
+
+  knownOwner() {
+    return undefined;
   }
 
   vouched = false;
@@ -57,7 +62,7 @@ function setUp(options: { storage?: BucketStorage } = {}) {
   plans.onApplicationBootstrap();
   const credentials = new StubCredentials();
   const counters = options.storage ?? new MemoryRateLimitStorage(new ManualClock('2025-01-01T00:00:00Z'));
-  const guard = new RateLimitGuard(counters, policy, credentials, new AppMetrics());
+  const guard = new RateLimitGuard(counters, policy, credentials, new AppMetrics(), NO_OVERRIDES);
   return { guard, credentials, counters };
 }
 

@@ -3,7 +3,9 @@ export type RevocationNotice =
   | { type: 'session'; sessionId: string }
   | { type: 'token'; tokenId: string }
   | { type: 'api_key'; keyId: string }
-  | { type: 'membership'; employeeId: number; companyId: number };
+  | { type: 'membership'; employeeId: number; companyId: number }
+  /** Not a revocation: the operator changed the rate-limit overrides; every instance loads them again. */
+  | { type: 'rate_limit_overrides' };
 
 /** How long a transport may take to accept a notice before it counts as unavailable for this one. */
 export const SEND_DEADLINE_MS = 500;
