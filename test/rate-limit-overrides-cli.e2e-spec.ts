@@ -17,7 +17,6 @@ const lastLine = (stdout: string): string =>
 /** ratelimit:set / ratelimit:list / ratelimit:unset (docs/contract.md), run as the operator runs them. */
 describe('operator CLI: rate-limit overrides', () => {
   let db: ProvisionedDatabase;
-  let dataSource: DataSource;
   let acme: number;
   let globex: number;
   let globexKey: string;
@@ -37,9 +36,25 @@ describe('operator CLI: rate-limit overrides', () => {
     expect(result.stderr.split('\n').filter((line) => line !== '')).toEqual([expect.stringMatching(problem)]);
   }
 
-  const rows = () => dataSource.query('SELECT id FROM rate_limit_override ORDER BY id');
+  /**
+   * One query on a connection of its own, closed at once: on the embedded database only one process may have it
+   * open, and the CLI is that process while it runs.
+   */
+  async function query(sql: string, params: unknown[] = []): Promise<any[]> {
+    const dataSource = await new DataSource(
+      buildDataSourceOptions(loadConfig({ ...CHILD_TEST_ENV, ...db.env })),
+    ).initialize();
+    try {
+      await dataSource.runMigrations();
+      return (await dataSource.query(sql, params)) as any[];
+    } finally {
+      await dataSource.destroy();
+    }
+  }
+
+  const rows = () => query('SELECT id FROM rate_limit_override ORDER BY id');
   const events = (type: string) =>
-    dataSource.query(
+    query(
       'SELECT company_id, actor_kind, subject_kind, subject_id, details FROM audit_events WHERE type = $1 ORDER BY id',
       [type],
     );
@@ -47,17 +62,13 @@ describe('operator CLI: rate-limit overrides', () => {
   beforeAll(async () => {
     requireBuild();
     db = await provisionDatabase();
-    dataSource = await new DataSource(
-      buildDataSourceOptions(loadConfig({ ...CHILD_TEST_ENV, ...db.env })),
-    ).initialize();
-    await dataSource.runMigrations();
-    [{ id: acme }] = await dataSource.query(`INSERT INTO company (name) VALUES ('Acme') RETURNING id`);
-    [{ id: globex }] = await dataSource.query(`INSERT INTO company (name) VALUES ('Globex') RETURNING id`);
-    const [{ id: employee }] = await dataSource.query(
+    [{ id: acme }] = await query(`INSERT INTO company (name) VALUES ('Acme') RETURNING id`);
+    [{ id: globex }] = await query(`INSERT INTO company (name) VALUES ('Globex') RETURNING id`);
+    const [{ id: employee }] = await query(
       `INSERT INTO employee (email, name, password_hash) VALUES ('k@x.io', 'K', 'x') RETURNING id`,
     );
     globexKey = randomUUID();
-    await dataSource.query(
+    await query(
       `INSERT INTO api_key (id, key_id, secret_hash, employee_id, company_id, name, permissions, created_at)
        VALUES ($1, 'gk1', repeat('0', 64), $2, $3, 'ci', '{}', now())`,
       [globexKey, employee, globex],
@@ -66,7 +77,6 @@ describe('operator CLI: rate-limit overrides', () => {
 
   afterAll(async () => {
     await killChildren();
-    await dataSource?.destroy();
     await db?.drop();
   });
 
