@@ -12,7 +12,6 @@ import { MembershipModule } from '../membership/membership.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { OperatorActionsService } from './operator-actions.service';
 import { RateLimitOverrideActions } from './rate-limit-override-actions';
-import { RateLimitOverridesModule } from '../rate-limit-overrides/rate-limit-overrides.module';
 
 @Module({})
 export class CliModule {
@@ -27,7 +26,6 @@ export class CliModule {
         AuthModule,
         SessionsModule,
         AuditModule,
-        RateLimitOverridesModule,
       ],
       // The audit trail's reader and retention job, without the service's HTTP route and hourly schedule.
       providers: [OperatorActionsService, RateLimitOverrideActions, AuditEventsService, AuditRetention],

@@ -7,20 +7,11 @@ import { MembershipModule } from '../membership/membership.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { OperatorActionsService } from './operator-actions.service';
 import { RateLimitOverrideActions } from './rate-limit-override-actions';
-import { RateLimitOverridesModule } from '../rate-limit-overrides/rate-limit-overrides.module';
 import { OperatorSocketServer } from './operator-socket.server';
 
 /** The service's side of the CLI on the embedded database: what the commands need, and the socket. */
 @Module({
-  imports: [
-    AuthModule,
-    SessionsModule,
-    CompanyModule,
-    EmployeeModule,
-    MembershipModule,
-    AuditEventsModule,
-    RateLimitOverridesModule,
-  ],
+  imports: [AuthModule, SessionsModule, CompanyModule, EmployeeModule, MembershipModule, AuditEventsModule],
   providers: [OperatorActionsService, RateLimitOverrideActions, OperatorSocketServer],
 })
 export class OperatorSocketModule {}

@@ -14,7 +14,7 @@ import {
   overrideView,
   putOverride,
 } from '../rate-limit-overrides/override-records';
-import { RateLimitOverrides } from '../rate-limit-overrides/rate-limit-overrides';
+import { RevocationBus } from '../revocation/revocation-bus';
 
 /**
  * The operator's rate-limit overrides (docs/contract.md, `ratelimit:set`, `ratelimit:list`, `ratelimit:unset`).
@@ -28,7 +28,7 @@ export class RateLimitOverrideActions {
     private readonly clock: Clock,
     private readonly audit: AuditRecorder,
     private readonly companies: CompanyService,
-    private readonly overrides: RateLimitOverrides,
+    private readonly bus: RevocationBus,
   ) {}
 
   async set(input: NewOverride): Promise<OverrideView> {
@@ -52,7 +52,7 @@ export class RateLimitOverrideActions {
       });
       return view;
     });
-    await this.overrides.announceChange();
+    await this.announceChange();
     return view;
   }
 
@@ -74,8 +74,16 @@ export class RateLimitOverrideActions {
       });
       return view;
     });
-    await this.overrides.announceChange();
+    await this.announceChange();
     return { ...view, removed: true };
+  }
+
+  /**
+   * Every instance (this one first, when the service runs the command) loads the overrides again; resolves when
+   * they have confirmed. The CLI's own process holds no overrides: it only announces.
+   */
+  private announceChange(): Promise<void> {
+    return this.bus.publish({ type: 'rate_limit_overrides' });
   }
 }
 

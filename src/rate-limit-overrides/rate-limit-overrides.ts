@@ -55,11 +55,6 @@ export class RateLimitOverrides implements OnModuleInit {
     );
   }
 
-  /** Tells every instance, this one first, to load the overrides again; resolves when they have confirmed. */
-  announceChange(): Promise<void> {
-    return this.bus.publish({ type: 'rate_limit_overrides' });
-  }
-
   /** Holds these overrides from now on (a reload's result; unit specs set them directly). */
   replace(rules: readonly OverrideRule[]): void {
     this.table = new OverrideTable(rules);
