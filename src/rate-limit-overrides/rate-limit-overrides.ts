@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock/clock';
 import { APP_LOGGER } from '../common/logging/logging.module';
@@ -9,17 +9,24 @@ import { type OverrideRule, OverrideTable } from './override-table';
 import { ShadowLog } from './shadow-log';
 
 /**
+ * A reload without a notice, should one be lost (both transports away at that moment) or the database not have
+ * answered at start: the same bound as a cached credential's freshness.
+ */
+const RELOAD_EVERY_MS = 30_000;
+
+/**
  * This instance's copy of the live overrides: loaded at start and again whenever an "overrides changed" notice
  * arrives on the revocation bus (Redis pub/sub and PostgreSQL LISTEN/NOTIFY, whichever is up), so a change
  * made by the CLI on any instance holds on every instance within the bus's delivery time. The rate limiter's
  * question ({@link lookup}) is a read of memory; expiry is judged by the injected clock at that moment.
  */
 @Injectable()
-export class RateLimitOverrides implements OnModuleInit {
+export class RateLimitOverrides implements OnModuleInit, OnApplicationShutdown {
   private table = OverrideTable.EMPTY;
   /** Reloads that started; an older one finishing late does not overwrite a newer one's table. */
   private generation = 0;
   private readonly shadowLog: ShadowLog;
+  private timer?: NodeJS.Timeout;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -35,6 +42,11 @@ export class RateLimitOverrides implements OnModuleInit {
       if (notice.type === 'rate_limit_overrides') void this.reload();
     });
     await this.reload();
+    this.timer = setInterval(() => void this.reload(), RELOAD_EVERY_MS).unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
   }
 
   /** False while no override exists: the rate limiter then skips the question altogether. */
