@@ -23,6 +23,7 @@ const {
   measureRows,
 } = require('./lib/measure');
 const { startCluster, startSentinel } = require('./lib/redis-topologies');
+const { overrideRows } = require('./lib/override-rows');
 
 const runs = (section) => settings.only === null || settings.only.has(section);
 // The service runs with RATE_LIMIT_SCALE=1000000; the peers get the same GET limit.
@@ -428,6 +429,15 @@ async function main() {
       await bare.stop();
     }
   }
+  let overridden = [];
+  if (runs('overrides')) {
+    const bare = await startServer('bench/bare-app.js', { PATH: process.env.PATH }, { label: 'bare app' });
+    try {
+      overridden = await overrideRows({ url: `${bare.url}/bare/me`, pid: bare.child.pid });
+    } finally {
+      await bare.stop();
+    }
+  }
   const storage = runs('storage') ? storageMicroBenchmarks() : '(skipped)';
 
   const report = [
@@ -440,7 +450,7 @@ async function main() {
       `Services in production mode, LOG_LEVEL=warn.`,
     `argon2id cost for logins: 19456 KiB, 2 passes, 1 lane (the defaults).`,
     '',
-    table([...embedded.rows, ...embedded.cold, ...limited, ...(shared ? shared.rows : [])], baseline),
+    table([...embedded.rows, ...embedded.cold, ...limited, ...(shared ? shared.rows : []), ...overridden], baseline),
     '',
     ...coldSummary(embedded.rows, embedded.cold),
     '## Goals (issue 15), as ratios within this run',

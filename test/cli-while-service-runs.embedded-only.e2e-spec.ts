@@ -123,6 +123,28 @@ describe('the CLI while the embedded service runs', () => {
     expect((await fetch(`${service.url}/health`)).status).toBe(200);
   });
 
+  it('sets and removes a rate-limit override through the service, which applies it at once', async () => {
+    const [company] = await cli(['company:list']);
+    const login = await post('/v1/users/authenticatefinish', {
+      email: 'boss@example.test',
+      password: PASSWORD,
+      company_id: company.id,
+    });
+    const { jwt } = (await login.json()) as { jwt: string };
+    const limitOf = async () => (await get('/v1/users', jwt)).headers.get('x-rate-limit-limit');
+    const table = await limitOf();
+    const set = ['ratelimit:set', '--company', String(company.id), '--method', 'GET', '--group', 'users'];
+    const override = await cli([...set, '--limit', '7']);
+    expect(await limitOf()).toBe('7');
+    const unknown = await runCli(['ratelimit:set', '--company', '999999', ...set.slice(3), '--limit', '7'], env);
+    expect({ code: unknown.code, stderr: unknown.stderr.trim() }).toEqual({
+      code: 2,
+      stderr: expect.stringMatching(/^error: no company has the id 999999$/),
+    });
+    await cli(['ratelimit:unset', '--id', String(override.id)]);
+    expect(await limitOf()).toBe(table);
+  });
+
   it('after the service stops, the CLI opens the database itself again', async () => {
     const stopped = await service.stop('SIGTERM', 10_000);
     expect(stopped.code).toBe(0);

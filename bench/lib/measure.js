@@ -15,7 +15,7 @@ const settings = {
   connections: Number(process.env.BENCH_CONNECTIONS ?? 50),
   databaseUrl: process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL,
   redisUrl: process.env.BENCH_REDIS_URL ?? process.env.REDIS_URL,
-  /** Sections to run, comma-separated (embedded, cold, limited, shared, storage); all by default. */
+  /** Sections to run, comma-separated (embedded, cold, limited, shared, overrides, storage); all by default. */
   only: process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : null,
 };
 const PASSWORD = 'bench password, long enough';

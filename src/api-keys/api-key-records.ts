@@ -14,3 +14,11 @@ export async function revokeKeysIn(
     [employeeId, companyId, now],
   );
 }
+
+/** The company an API key (its id) belongs to, revoked or not; null when there is no such key. */
+export async function companyOfKey(manager: EntityManager, id: string): Promise<number | null> {
+  const rows = (await manager.query('SELECT company_id FROM api_key WHERE id = $1', [id])) as Array<{
+    company_id: number;
+  }>;
+  return rows.length === 0 ? null : Number(rows[0].company_id);
+}

@@ -25,6 +25,8 @@ export const AUDIT_EVENT_TYPES = [
   'password.reset',
   'mfa.enabled',
   'mfa.disabled',
+  'ratelimit.override_set',
+  'ratelimit.override_removed',
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];

@@ -1,4 +1,3 @@
-import type { INestApplicationContext } from '@nestjs/common';
 import { AuditEventsService } from '../audit/audit-events.service';
 import { AuditRetention } from '../audit/audit-retention.service';
 import { isUuid } from '../common/http/uuid';
@@ -8,57 +7,13 @@ import { EmployeeService } from '../employee/employee.service';
 import { parseGrants } from '../permissions/permission';
 import { OperatorActionsService } from './operator-actions.service';
 import { listCompanies, listEmployees, listSessions } from './operator-lists';
+import { type CliCommand, positiveInteger, timeFlag, UsageError } from './cli-command';
+import { RATE_LIMIT_COMMANDS } from './rate-limit-commands';
 
-/** Bad input the operator can fix; printed as one line, exit code 2. */
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
-
-export interface FlagSpec {
-  required: string[];
-  optional?: string[];
-}
+export { type CliCommand, type FlagSpec, UsageError } from './cli-command';
 
 /** `--password -`: the value is read from standard input (the only value accepted on the command line). */
 export const FROM_STDIN = '-';
-
-export interface CliCommand {
-  /** One line for `--help`. */
-  summary: string;
-  flags: FlagSpec;
-  /**
-   * The flag whose value is a secret, always read from standard input (a pipe, or typed without echo): npm prints
-   * its command line back and `ps` shows it. On the command line only `-` is accepted (an old spelling).
-   */
-  stdin?: { flag: string };
-  /** Checks the flags before the database is opened, so a typo is reported as a typo. */
-  check?(flags: Record<string, string>): void;
-  /** The result, printed as one JSON line; `undefined` when the command wrote its own lines. */
-  /** `out` prints a line before the result (audit:export); standard output unless run for the service's socket. */
-  run(
-    app: INestApplicationContext,
-    flags: Record<string, string>,
-    out?: (line: string) => Promise<void>,
-  ): Promise<unknown>;
-}
-
-function positiveInteger(flag: string, value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) {
-    throw new UsageError(`--${flag} must be a positive whole number, got "${value}"`);
-  }
-  return Number(value);
-}
-
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
-
-function timeFlag(flag: string, value: string | undefined): Date | undefined {
-  if (value === undefined) return undefined;
-  const time = new Date(value);
-  if (!ISO_TIME.test(value) || Number.isNaN(time.getTime())) {
-    throw new UsageError(`--${flag} must be an ISO 8601 date or time (2026-01-31T00:00:00Z), got "${value}"`);
-  }
-  return time;
-}
 
 /** One line, waiting when standard output is full, so an export of millions of events stays in small memory. */
 export async function writeLine(line: string): Promise<void> {
@@ -188,4 +143,5 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
     flags: { required: ['email'] },
     run: (app, flags) => listSessions(app, flags.email),
   },
+  ...RATE_LIMIT_COMMANDS,
 };

@@ -11,6 +11,7 @@ import { EmployeeModule } from '../employee/employee.module';
 import { MembershipModule } from '../membership/membership.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { OperatorActionsService } from './operator-actions.service';
+import { RateLimitOverrideActions } from './rate-limit-override-actions';
 
 @Module({})
 export class CliModule {
@@ -27,7 +28,7 @@ export class CliModule {
         AuditModule,
       ],
       // The audit trail's reader and retention job, without the service's HTTP route and hourly schedule.
-      providers: [OperatorActionsService, AuditEventsService, AuditRetention],
+      providers: [OperatorActionsService, RateLimitOverrideActions, AuditEventsService, AuditRetention],
     };
   }
 }

@@ -11,6 +11,7 @@ import { Order } from '../orders/order.entity';
 import { Product } from '../products/product.entity';
 import { MarketingConversation } from '../marketing-conversations/conversation.entity';
 import { MarketingMessage } from '../marketing-conversations/message.entity';
+import { RateLimitOverride } from '../rate-limit-overrides/rate-limit-override.entity';
 
 /**
  * Every entity of the schema, one per line so that two modules added at once touch different lines. A feature
@@ -30,4 +31,5 @@ export const ENTITIES = [
   MarketingMessage,
   StoredFile,
   AuditEvent,
+  RateLimitOverride,
 ];

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { RateLimitPolicyModule } from '../rate-limit/rate-limit-policy.module';
+import { RateLimitOverridesModule } from '../rate-limit-overrides/rate-limit-overrides.module';
 import { RateLimitStatusController } from './rate-limit-status.controller';
 import { RateLimitStatusService } from './rate-limit-status.service';
 
@@ -9,7 +10,7 @@ import { RateLimitStatusService } from './rate-limit-status.service';
  * route plans, and neither of those modules imports the other (app.module.ts).
  */
 @Module({
-  imports: [AuthModule, RateLimitPolicyModule],
+  imports: [AuthModule, RateLimitPolicyModule, RateLimitOverridesModule],
   controllers: [RateLimitStatusController],
   providers: [RateLimitStatusService],
 })

@@ -1,6 +1,7 @@
 import { All, Controller, Delete, Get, Post } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { ManualClock } from '../../test/support/manual-clock';
+import { NO_OVERRIDES } from '../../test/support/no-overrides';
 import { Auth, Public } from '../auth/auth.decorator';
 import { AuthGuard } from '../auth/auth.guard';
 import type { CredentialService } from '../auth/credentials/credential.service';
@@ -19,6 +20,7 @@ const HASH = '0123456789abcdef';
 class StubCredentials extends RateLimitCredentials {
   knownTokenHash = () => HASH;
   vouchedFor = () => true;
+  knownOwner = () => undefined;
   tokenHash = () => Promise.resolve(HASH);
 }
 
@@ -67,7 +69,7 @@ function setUp() {
   const auth = new AuthGuard(plans, {} as CredentialService);
   plans.onApplicationBootstrap();
   const counters = new MemoryRateLimitStorage(clock);
-  const service = new RateLimitStatusService(plans, auth, policy, new StubCredentials(), counters);
+  const service = new RateLimitStatusService(plans, auth, policy, new StubCredentials(), counters, NO_OVERRIDES);
   const request = { ip: '192.0.2.1', method: 'GET' } as FastifyRequest;
   return { service, counters, request };
 }

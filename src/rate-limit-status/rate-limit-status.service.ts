@@ -7,6 +7,7 @@ import { RoutePlans } from '../common/http/route-plan';
 import { type BucketStorage, RATE_LIMIT_STORAGE } from '../counters/rate-limit-storage';
 import { grants } from '../permissions/permission';
 import { RateLimitCredentials } from '../rate-limit/rate-limit-credentials';
+import { RateLimitOverrides } from '../rate-limit-overrides/rate-limit-overrides';
 import { counterKey, identifierOf } from '../rate-limit/rate-limit-key';
 import { RATE_LIMIT_PERIOD_MS, RateLimitPolicy } from '../rate-limit/rate-limit.policy';
 import type { RateLimitListDto, RateLimitStateDto } from './dto/rate-limit-list.dto';
@@ -41,24 +42,34 @@ export class RateLimitStatusService {
     private readonly policy: RateLimitPolicy,
     private readonly credentials: RateLimitCredentials,
     @Inject(RATE_LIMIT_STORAGE) private readonly counters: BucketStorage,
+    private readonly overrides: RateLimitOverrides,
   ) {}
 
   async list(request: FastifyRequest, principal: Principal): Promise<RateLimitListDto> {
     const tokenHash = await this.credentials.tokenHash(request);
+    const apiKeyId = principal.kind === 'api_key' ? principal.credentialId : null;
     const callable = this.allBuckets().filter(({ rules }) => rules.some((rule) => allows(rule, principal)));
     const limits = await Promise.all(
       callable.map(async ({ bucket }): Promise<RateLimitStateDto> => {
         const key = counterKey(identifierOf(request.ip, bucket.method, bucket.group, tokenHash));
-        const record = await this.counters.peek(key, RATE_LIMIT_PERIOD_MS, bucket.capacity);
+        // As the guard: an enforced override replaces the table's capacity, a shadow one only shows here.
+        const override = this.overrides.lookup(principal.companyId, apiKeyId, bucket.method, bucket.group);
+        const table = override?.mode === 'enforce' ? override.limit : bucket.capacity;
+        const record = await this.counters.peek(key, RATE_LIMIT_PERIOD_MS, table);
         // While Redis is away the storage applies this instance's share; the list shows what applies, as headers do.
-        const capacity = record.limit ?? bucket.capacity;
+        const capacity = record.limit ?? table;
         return {
           method: bucket.method,
           group: bucket.group,
           capacity,
           period_seconds: RATE_LIMIT_PERIOD_MS / 1000,
           remaining: Math.max(0, capacity - record.totalHits),
-          override: null,
+          override: override
+            ? {
+                mode: override.mode,
+                expires_at: override.expiresAtMs === null ? null : new Date(override.expiresAtMs).toISOString(),
+              }
+            : null,
         };
       }),
     );

@@ -3,6 +3,14 @@ import type { FastifyRequest } from 'fastify';
 /** The token hash of a request without a valid credential (docs/contract.md, Rate limiting). */
 export const NO_CREDENTIAL = '-';
 
+/** Whose credential it is, as far as the operator's overrides care (the auth module's principal has this shape). */
+export interface CredentialOwner {
+  readonly kind: 'jwt' | 'api_key';
+  readonly companyId: number;
+  /** The API key's id for an API key. */
+  readonly credentialId: string;
+}
+
 /**
  * All the rate limiter asks about a request's credential, as a port: the auth module implements it (see
  * AuthModule's providers), the limiter never sees strategies, caches or principals.
@@ -20,6 +28,9 @@ export abstract class RateLimitCredentials {
    * service (a JWT with a valid signature), so looking it up before counting it cannot be abused.
    */
   abstract vouchedFor(request: FastifyRequest): boolean;
+
+  /** From memory only: the owner of a credential {@link knownTokenHash} knows to be valid, else `undefined`. */
+  abstract knownOwner(request: FastifyRequest): CredentialOwner | undefined;
 
   /** The same answer, looking the credential up when memory cannot tell (concurrent asks share one look-up). */
   abstract tokenHash(request: FastifyRequest): Promise<string>;

@@ -3,6 +3,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../common/errors/api-error';
 import { AppMetrics } from '../common/metrics/app-metrics';
 import { type BucketStorage, RATE_LIMIT_STORAGE, type RateLimitRecord } from '../counters/rate-limit-storage';
+import type { OverrideRule } from '../rate-limit-overrides/override-table';
+import { RateLimitOverrides } from '../rate-limit-overrides/rate-limit-overrides';
 import { NO_CREDENTIAL, RateLimitCredentials } from './rate-limit-credentials';
 import { counterKey, rateLimitIdentifier } from './rate-limit-key';
 import { setRateLimitHeaders } from './rate-limit-response-headers';
@@ -29,6 +31,10 @@ const BLOCK_DURATION_MS = 0;
  *   request that counter admits has its key looked up (and, if valid, is counted on the key's counter too). A
  *   flood of made-up API keys from one client therefore costs at most the `-` bucket's capacity, then its drain
  *   rate, of look-ups, and its 429s cost none.
+ *
+ * An operator's override (src/rate-limit-overrides/) applies to a credential memory knows to be valid: its
+ * capacity replaces the table's (`enforce`), or is only measured against (`shadow`: the table decides, and a
+ * request the override would refuse is counted as `shadow_limited` and logged). A first sight uses the table.
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
@@ -37,6 +43,7 @@ export class RateLimitGuard implements CanActivate {
     private readonly policy: RateLimitPolicy,
     private readonly credentials: RateLimitCredentials,
     private readonly metrics: AppMetrics,
+    private readonly overrides: RateLimitOverrides,
   ) {}
 
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
@@ -50,9 +57,39 @@ export class RateLimitGuard implements CanActivate {
     const known = this.credentials.knownTokenHash(request);
     if (known === undefined) return this.firstSight(request, reply, route, limit);
     const identifier = rateLimitIdentifier(request, route.group, known);
+    // No override anywhere (nearly always): one property read, nothing else.
+    const override = known !== NO_CREDENTIAL && this.overrides.any ? this.overrideFor(request, route) : undefined;
+    if (override !== undefined) return this.countOverridden(request, reply, route, identifier, limit, override);
     return this.count(identifier, limit).then((record) =>
       this.answer(request, reply, route, identifier, limit, record),
     );
+  }
+
+  /** The operator's override for this credential's company or API key on this method × group, from memory. */
+  private overrideFor(request: FastifyRequest, route: RouteLimits): OverrideRule | undefined {
+    const owner = this.credentials.knownOwner(request);
+    if (owner === undefined) return undefined;
+    const apiKeyId = owner.kind === 'api_key' ? owner.credentialId : null;
+    return this.overrides.lookup(owner.companyId, apiKeyId, request.method, route.group);
+  }
+
+  private async countOverridden(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    route: RouteLimits,
+    identifier: string,
+    limit: number,
+    override: OverrideRule,
+  ): Promise<boolean> {
+    if (override.mode === 'enforce') {
+      const record = await this.count(identifier, override.limit);
+      return this.answer(request, reply, route, identifier, override.limit, record);
+    }
+    // Shadow: the table decides; the bucket's level says whether the override's capacity would have held.
+    const record = await this.count(identifier, limit);
+    const shadowLimited = !record.isBlocked && record.totalHits > override.limit;
+    if (shadowLimited) this.overrides.shadowLimited(identifier, override);
+    return this.answer(request, reply, route, identifier, limit, record, shadowLimited);
   }
 
   /** A credential memory cannot judge yet: see the class comment for who pays for its look-up. */
@@ -96,6 +133,7 @@ export class RateLimitGuard implements CanActivate {
     identifier: string,
     limit: number,
     record: RateLimitRecord,
+    shadowLimited = false,
   ): true {
     // While Redis is away the storage applies this instance's share of the limit; the headers show that one.
     const applied = record.limit ?? limit;
@@ -110,7 +148,7 @@ export class RateLimitGuard implements CanActivate {
       item: own ? route.item : undefined,
       policy: own ? route.policy : undefined,
     });
-    this.metrics.rateLimitDecision(identifier, record.isBlocked);
+    this.metrics.rateLimitDecision(identifier, record.isBlocked, shadowLimited);
     if (record.isBlocked) throw ApiError.requestRateLimited(record.timeToBlockExpire || record.timeToExpire);
     return true;
   }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { RateLimitOverridesModule } from '../rate-limit-overrides/rate-limit-overrides.module';
 import { RateLimitHeaders } from './rate-limit-headers';
 import { RateLimitPolicyModule } from './rate-limit-policy.module';
 import { RateLimitGuard } from './rate-limit.guard';
@@ -14,7 +15,7 @@ import { RateLimitGuard } from './rate-limit.guard';
  * sustained.
  */
 @Module({
-  imports: [RateLimitPolicyModule],
+  imports: [RateLimitPolicyModule, RateLimitOverridesModule],
   providers: [RateLimitGuard, RateLimitHeaders],
   exports: [RateLimitGuard],
 })

@@ -5,7 +5,9 @@ export type RevocationNotice =
   | { type: 'api_key'; keyId: string }
   | { type: 'membership'; employeeId: number; companyId: number }
   /** Something every credential of the account carries changed (its second factors). */
-  | { type: 'employee'; employeeId: number };
+  | { type: 'employee'; employeeId: number }
+  /** Not a revocation: the operator changed the rate-limit overrides; every instance loads them again. */
+  | { type: 'rate_limit_overrides' };
 
 /** How long a transport may take to accept a notice before it counts as unavailable for this one. */
 export const SEND_DEADLINE_MS = 500;

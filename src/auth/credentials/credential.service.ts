@@ -91,6 +91,11 @@ export class CredentialService implements RateLimitCredentials {
     return verdict.status === 'valid' ? verdict.tokenHash : NO_CREDENTIAL;
   }
 
+  knownOwner(request: FastifyRequest): Principal | undefined {
+    const verdict = this.peek(request);
+    return verdict?.status === 'valid' ? verdict.principal : undefined;
+  }
+
   vouchedFor(request: FastifyRequest): boolean {
     const header = request.headers.authorization;
     if (typeof header !== 'string') return false;
@@ -183,6 +188,8 @@ export class CredentialService implements RateLimitCredentials {
   }
 
   private forget(notice: RevocationNotice): void {
+    // Overrides travel on the same bus; they change no credential.
+    if (notice.type === 'rate_limit_overrides') return;
     this.epoch++;
     this.inFlight.clear();
     switch (notice.type) {

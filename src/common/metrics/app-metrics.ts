@@ -39,7 +39,7 @@ export class AppMetrics {
   readonly registry = new Registry();
 
   private readonly http = new Map<string, HttpSeries>();
-  private readonly decisions = new Map<string, { allowed: number; limited: number }>();
+  private readonly decisions = new Map<string, { allowed: number; limited: number; shadow: number }>();
 
   private readonly requests = new Counter({
     name: 'http_requests_total',
@@ -53,7 +53,9 @@ export class AppMetrics {
   });
   private readonly rateLimitDecisions = new Counter({
     name: 'rate_limit_decisions_total',
-    help: 'Request rate-limit checks, by API group and outcome (allowed | limited).',
+    help:
+      'Request rate-limit checks, by API group and outcome (allowed | limited | shadow_limited: admitted, but a ' +
+      'shadow override would have refused it).',
     labelNames: ['group', 'outcome'] as const,
     registers: [this.registry],
     collect: () => {
@@ -61,6 +63,7 @@ export class AppMetrics {
       for (const [group, counts] of this.decisions) {
         this.rateLimitDecisions.inc({ group, outcome: 'allowed' }, counts.allowed);
         this.rateLimitDecisions.inc({ group, outcome: 'limited' }, counts.limited);
+        if (counts.shadow > 0) this.rateLimitDecisions.inc({ group, outcome: 'shadow_limited' }, counts.shadow);
       }
     },
   });
@@ -108,17 +111,19 @@ export class AppMetrics {
   }
 
   /** `identifier`: the X-Rate-Limit-Identifier, `{ip}|{METHOD}|{group}|{token hash}`; the group is its third part. */
-  rateLimitDecision(identifier: string, limited: boolean): void {
+  /** `shadowLimited`: admitted, but an override in shadow mode would have refused it (counted instead of allowed). */
+  rateLimitDecision(identifier: string, limited: boolean, shadowLimited = false): void {
     const methodEnd = identifier.indexOf('|', identifier.indexOf('|') + 1);
     const groupEnd = identifier.indexOf('|', methodEnd + 1);
     const group =
       methodEnd === -1 ? 'unknown' : identifier.slice(methodEnd + 1, groupEnd === -1 ? undefined : groupEnd);
     let counts = this.decisions.get(group);
     if (counts === undefined) {
-      counts = { allowed: 0, limited: 0 };
+      counts = { allowed: 0, limited: 0, shadow: 0 };
       this.decisions.set(group, counts);
     }
     if (limited) counts.limited++;
+    else if (shadowLimited) counts.shadow++;
     else counts.allowed++;
   }
 

@@ -6,6 +6,7 @@ import { CreateFiles1763700400000 } from './1763700400000-CreateFiles';
 import { CreateMarketingConversations1763700500000 } from './1763700500000-CreateMarketingConversations';
 import { CreateAuditEvents1795552708000 } from './1795552708000-CreateAuditEvents';
 import { CreateStaffAccountTables1795552800000 } from './1795552800000-CreateStaffAccountTables';
+import { CreateRateLimitOverrides1795552900000 } from './1795552900000-CreateRateLimitOverrides';
 
 /**
  * Listed explicitly (not globbed) so the compiled app, ts-jest and the TypeORM CLI all see the same set; one per
@@ -20,4 +21,5 @@ export const MIGRATIONS = [
   CreateMarketingConversations1763700500000,
   CreateAuditEvents1795552708000,
   CreateStaffAccountTables1795552800000,
+  CreateRateLimitOverrides1795552900000,
 ];

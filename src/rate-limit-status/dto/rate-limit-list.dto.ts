@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-/** An operator's override of a bucket's capacity (docs/contract.md); none exist yet, so always null for now. */
+/** An operator's override of a bucket's capacity (docs/contract.md, `npm run cli -- ratelimit:set`). */
 export interface RateLimitOverride {
   mode: 'enforce' | 'shadow';
   expires_at: string | null;
