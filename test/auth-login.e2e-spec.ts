@@ -54,6 +54,7 @@ describe('two-step login', () => {
       permissions: ['*'],
       credential: 'jwt',
       session_id: res.body.session_id,
+      mfa: { totp: false, passkeys: 0 },
     });
   });
 
