@@ -10,27 +10,10 @@
  * PostgreSQL (BENCH_DATABASE_URL or DATABASE_URL): every process shares one fresh database, so one login serves
  * all of them; counters in memory; the credential is cached after the first request, so no row queries it.
  */
-const { randomBytes } = require('node:crypto');
-const { Client } = require('pg');
 const { startServer, startService, killAll } = require('./lib/processes');
-const { settings, serviceEnv, json, seed, prepare, measureRows } = require('./lib/measure');
+const { settings, serviceEnv, json, seed, prepare, measureRows, withFreshDatabase } = require('./lib/measure');
 
 const PIECES = ['request-id', 'headers', 'metrics', 'limiter', 'credential', 'access', 'input'];
-
-async function withFreshDatabase(serverUrl, work) {
-  const name = `staff_auth_breakdown_${randomBytes(4).toString('hex')}`;
-  const admin = new Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  try {
-    return await work(url.toString());
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.end();
-  }
-}
 
 async function main() {
   if (!settings.databaseUrl) throw new Error('set BENCH_DATABASE_URL or DATABASE_URL (PostgreSQL)');

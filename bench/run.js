@@ -7,7 +7,6 @@ const { mkdtempSync, rmSync, writeFileSync, mkdirSync } = require('node:fs');
 const { tmpdir, cpus, totalmem } = require('node:os');
 const { join } = require('node:path');
 const { randomBytes } = require('node:crypto');
-const { Client } = require('pg');
 const { startServer, startService, stop, killAll } = require('./lib/processes');
 const {
   settings,
@@ -21,6 +20,7 @@ const {
   measure,
   summarize,
   measureRows,
+  withFreshDatabase,
 } = require('./lib/measure');
 const { startCluster, startSentinel } = require('./lib/redis-topologies');
 const { overrideRows } = require('./lib/override-rows');
@@ -215,21 +215,6 @@ async function limitedRows() {
     }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
-  }
-}
-
-async function withFreshDatabase(serverUrl, work) {
-  const name = `staff_auth_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  try {
-    return await work(url.toString());
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.end();
   }
 }
 

@@ -6,6 +6,7 @@
  */
 const { readFileSync } = require('node:fs');
 const { randomBytes } = require('node:crypto');
+const { Client } = require('pg');
 const { cliAt, load } = require('./processes');
 
 const settings = {
@@ -160,7 +161,24 @@ async function measureRows(rows) {
   return rows.map((row) => summarize(row, samples.get(row.name), baselineRuns));
 }
 
+/** Runs `work` with the URL of a database of its own on that server, dropped afterwards (`prefix_<random>`). */
+async function withFreshDatabase(serverUrl, work, prefix = 'staff_auth_bench') {
+  const name = `${prefix}_${randomBytes(4).toString('hex')}`;
+  const admin = new Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  try {
+    return await work(url.toString());
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
 module.exports = {
+  withFreshDatabase,
   settings,
   EMAIL,
   PASSWORD,
