@@ -52,7 +52,8 @@ export class AccountCheck {
   ): Promise<Employee> {
     const employee = await this.checkCredentials(email, password, client);
     if (employee.totpEnabledAt === null) return employee;
-    await this.proveSecondFactor(employee, secondFactor, client);
+    // checkCredentials has just refused a locked e-mail: the lock is not read a second time.
+    await this.checkSecondFactor(employee, secondFactor, client);
     return employee;
   }
 
@@ -68,8 +69,17 @@ export class AccountCheck {
     input: SecondFactorInput,
     client: ClientInfo,
   ): Promise<void> {
+    await this.refuseWhileLocked(lockKeyOf(account.email), { employeeId: account.id }, client);
+    await this.checkSecondFactor(account, input, client);
+  }
+
+  /** {@link proveSecondFactor} once the lock was found open. */
+  private async checkSecondFactor(
+    account: Pick<Employee, 'id' | 'email'>,
+    input: SecondFactorInput,
+    client: ClientInfo,
+  ): Promise<void> {
     const lockKey = lockKeyOf(account.email);
-    await this.refuseWhileLocked(lockKey, { employeeId: account.id }, client);
     const outcome = await this.secondFactor.check(account.id, input);
     if (outcome === 'missing') {
       await this.recordFailure({ employeeId: account.id }, 'otp_required', client);
