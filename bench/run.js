@@ -24,6 +24,7 @@ const {
 } = require('./lib/measure');
 const { startCluster, startSentinel } = require('./lib/redis-topologies');
 const { overrideRows } = require('./lib/override-rows');
+const { signingRows, signingSummary } = require('./lib/signing-rows');
 
 const runs = (section) => settings.only === null || settings.only.has(section);
 // The service runs with RATE_LIMIT_SCALE=1000000; the peers get the same GET limit.
@@ -423,6 +424,15 @@ async function main() {
       await bare.stop();
     }
   }
+  let signing = null;
+  if (runs('signing')) {
+    const bare = await startServer('bench/bare-app.js', { PATH: process.env.PATH }, { label: 'bare app' });
+    try {
+      signing = await signingRows({ url: `${bare.url}/bare/me`, pid: bare.child.pid });
+    } finally {
+      await bare.stop();
+    }
+  }
   const storage = runs('storage') ? storageMicroBenchmarks() : '(skipped)';
 
   const report = [
@@ -435,8 +445,19 @@ async function main() {
       `Services in production mode, LOG_LEVEL=warn.`,
     `argon2id cost for logins: 19456 KiB, 2 passes, 1 lane (the defaults).`,
     '',
-    table([...embedded.rows, ...embedded.cold, ...limited, ...(shared ? shared.rows : []), ...overridden], baseline),
+    table(
+      [
+        ...embedded.rows,
+        ...embedded.cold,
+        ...limited,
+        ...(shared ? shared.rows : []),
+        ...overridden,
+        ...(signing ? signing.rows : []),
+      ],
+      baseline,
+    ),
     '',
+    ...signingSummary(signing),
     ...coldSummary(embedded.rows, embedded.cold),
     '## Goals (issue 15), as ratios within this run',
     '',

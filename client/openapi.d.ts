@@ -38,10 +38,13 @@ export interface paths {
         put?: never;
         /**
          * Login step 2: a token bound to the chosen company and a new login session
-         * @description **About its error answers**
+         * @description With the e-mail and password (and the second factor when TOTP is on), or with the `login_ticket` of a passkey login (a passkey is both factors: no TOTP asked; the session’s method is `passkey`).
          *
+         *     **About its error answers**
+         *
+         *     - **400**: error_login_ticket_invalid: the login_ticket is unknown, used or expired (60 seconds)
          *     - **401**: error_invalid_credentials; error_otp_required (TOTP on, no code sent); error_otp_invalid (wrong or used code)
-         *     - **403**: error_company_not_member
+         *     - **403**: error_company_not_member; error_sso_required
          *     - **429**: Ten failed logins for this e-mail within 15 minutes (body in the object form)
          */
         post: operations["authenticateFinish"];
@@ -159,6 +162,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The JWK Set: the Ed25519 public keys that verify our tokens (current first, then earlier ones)
+         * @description Tokens signed with any key listed here stay valid until their own expiry. Empty while the service signs with HS256 (JWT_SECRET alone).
+         */
+        get: operations["getJwks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/changeworkingcompany": {
         parameters: {
             query?: never;
@@ -174,7 +197,7 @@ export interface paths {
          *
          *     **About its error answers**
          *
-         *     - **403**: error_company_not_member
+         *     - **403**: error_company_not_member; error_sso_required
          *     - **429**: More than 10 switches within 60 seconds by this employee (body in the object form)
          */
         post: operations["changeWorkingCompany"];
@@ -252,6 +275,161 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tokens/introspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Whether a token (JWT or API key) is live now, and whose: RFC 7662, for the caller's company only
+         * @description `{"active": false}` for a revoked, expired, unknown or malformed token, and for a token of another company. A logout or revocation on any instance is seen here within a second.
+         *
+         *     **About its error answers**
+         *
+         *     - **400**: error_validation: no `token` string (at most 4096 characters), a field given twice, or an unknown field
+         *     - **403**: This operation needs an API key, not a login token (JWT) with the permission `tokens:introspect`.
+         */
+        post: operations["introspectToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sso/connection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The current company's single sign-on connection (never its client secret)
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `sso:manage`.
+         *     - **404**: error_not_found: no connection
+         */
+        get: operations["getSsoConnection"];
+        /**
+         * Connect the company's OpenID Connect provider (its discovery document is read now)
+         * @description **About its error answers**
+         *
+         *     - **400**: error_validation (issuer unreachable or invalid)
+         *     - **401**: error_reauthentication_required (step-up): a login token whose session last proved its person (login or POST /v1/users/me/reauthenticate) more than 15 minutes ago is refused; reauthenticate, then retry. API keys are not asked.
+         *     - **403**: This operation needs a login token (JWT), not an API key with the permission `sso:manage`.
+         *     - **409**: error_conflict: an e-mail domain of another company
+         */
+        put: operations["put"];
+        post?: never;
+        /**
+         * Remove the connection: its staff sign in with passwords again
+         * @description **About its error answers**
+         *
+         *     - **401**: error_reauthentication_required (step-up): a login token whose session last proved its person (login or POST /v1/users/me/reauthenticate) more than 15 minutes ago is refused; reauthenticate, then retry. API keys are not asked.
+         *     - **403**: This operation needs a login token (JWT), not an API key with the permission `sso:manage`.
+         *     - **404**: error_not_found: no connection
+         */
+        delete: operations["delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sso/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a sign-in through the company's provider: the URL to send the browser to
+         * @description **About its error answers**
+         *
+         *     - **404**: error_not_found: no connection
+         *     - **503**: error_service_unavailable: the provider
+         */
+        post: operations["start"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sso/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The redirect URI registered at the provider: 303 to return_to with #sso_code=… or #sso_error=…
+         * @description **About its error answers**
+         *
+         *     - **400**: error_login_ticket_invalid: unknown state
+         */
+        get: operations["callback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sso/exchange": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The one-time sso_code → the login result (a session with method "sso")
+         * @description **About its error answers**
+         *
+         *     - **400**: error_login_ticket_invalid
+         *     - **403**: error_company_not_member
+         */
+        post: operations["exchange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sso/backchannel-logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * OpenID Connect Back-Channel Logout: the provider ends the sessions it opened
+         * @description **About its error answers**
+         *
+         *     - **400**: error_validation: the logout token is not valid; error_bad_request
+         */
+        post: operations["backchannelLogout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ratelimits": {
         parameters: {
             query?: never;
@@ -264,6 +442,30 @@ export interface paths {
          * @description One entry per method × group whose routes this credential may call (its permissions, JWT or API key), with the bucket's capacity and what it would admit at once right now for this caller (client address and credential), read without counting. This request counts only on its own bucket (`GET-ratelimits`: 30 per 3 s), never on a bucket it lists. `override` is null while the table applies.
          */
         get: operations["listRateLimits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ratelimits/company": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company's limits, the operator's overrides, and its credentials refused in the last hour
+         * @description For the administration page (read-only): every counted method × group with the table's capacity and the company's effective one, the operator's live overrides for the company and its API keys, and which of the company's credentials the answering instance refused (or, under a shadow override, would have) in the last hour. Each instance keeps its own decisions in bounded memory, so behind a load balancer the list is the answering instance's. Needs `auditevents:read`; counts on the `ratelimits` bucket.
+         *
+         *     **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `auditevents:read`.
+         */
+        get: operations["getCompanyRateLimits"];
         put?: never;
         post?: never;
         delete?: never;
@@ -341,6 +543,7 @@ export interface paths {
          *
          *     - **400**: error_invitation_invalid: unknown, used, expired or revoked code, or a code for another e-mail
          *     - **401**: error_invalid_credentials; error_otp_required; error_otp_invalid (an existing account)
+         *     - **403**: error_sso_required: the company signs in through its provider only
          *     - **429**: Ten failed logins for this e-mail within 15 minutes (body in the object form)
          */
         post: operations["accept"];
@@ -410,6 +613,7 @@ export interface paths {
          *
          *     **About its error answers**
          *
+         *     - **401**: error_reauthentication_required (step-up): a login token whose session last proved its person (login or POST /v1/users/me/reauthenticate) more than 15 minutes ago is refused; reauthenticate, then retry. API keys are not asked.
          *     - **403**: This operation needs a JWT or an API key with the permission `users:write`.
          *     - **404**: error_not_found: no employee with this id in the current company (or the id is not an integer)
          */
@@ -461,6 +665,7 @@ export interface paths {
          *
          *     **About its error answers**
          *
+         *     - **401**: error_reauthentication_required (step-up): a login token whose session last proved its person (login or POST /v1/users/me/reauthenticate) more than 15 minutes ago is refused; reauthenticate, then retry. API keys are not asked.
          *     - **403**: This operation needs a login token (JWT), not an API key with the permission `users:write`.
          *     - **404**: error_not_found: no employee with this id in the current company (or the id is not an integer)
          */
@@ -484,6 +689,7 @@ export interface paths {
          * Turn an employee's TOTP off (same conditions as a password reset)
          * @description **About its error answers**
          *
+         *     - **401**: error_reauthentication_required (step-up): a login token whose session last proved its person (login or POST /v1/users/me/reauthenticate) more than 15 minutes ago is refused; reauthenticate, then retry. API keys are not asked.
          *     - **403**: This operation needs a login token (JWT), not an API key with the permission `users:write`.
          *     - **404**: error_not_found: no employee with this id in the current company (or the id is not an integer)
          */
@@ -603,11 +809,153 @@ export interface paths {
          * Turn TOTP off, with your password and a current code
          * @description **About its error answers**
          *
-         *     - **401**: error_invalid_credentials (wrong password); error_otp_invalid (wrong, used or stale code)
+         *     - **401**: error_invalid_credentials (wrong password); error_otp_invalid (wrong, used or stale code); error_reauthentication_required (step-up): a login token whose session last proved its person (login or POST /v1/users/me/reauthenticate) more than 15 minutes ago is refused; reauthenticate, then retry. API keys are not asked.
          *     - **403**: This operation needs a login token (JWT), not an API key.
          *     - **429**: Ten failed logins for this e-mail within 15 minutes (body in the object form)
          */
         post: operations["disableTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/me/passkeys/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start adding a passkey: the creation options for navigator.credentials.create (5 minutes, once)
+         * @description **About its error answers**
+         *
+         *     - **401**: error_reauthentication_required (step-up): a login token whose session last proved its person (login or POST /v1/users/me/reauthenticate) more than 15 minutes ago is refused; reauthenticate, then retry. API keys are not asked.
+         *     - **403**: This operation needs a login token (JWT), not an API key.
+         */
+        post: operations["creationOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/me/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's passkeys, with their last use
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a login token (JWT), not an API key.
+         */
+        get: operations["listPasskeys"];
+        put?: never;
+        /**
+         * Add a passkey: the browser’s registration response to the last creation options
+         * @description **About its error answers**
+         *
+         *     - **400**: error_login_ticket_invalid: no open creation options for this response; error_validation: the response does not verify (origin, RP ID, user verification)
+         *     - **403**: This operation needs a login token (JWT), not an API key.
+         */
+        post: operations["add"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/me/passkeys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove one of your passkeys; it no longer signs in
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a login token (JWT), not an API key.
+         */
+        delete: operations["deletePasskey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/passkeys/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Passkey login, step 0: a challenge for navigator.credentials.get (5 minutes, once) */
+        post: operations["loginOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/passkeys/authenticate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Passkey login, step 1: the account's companies and a login_ticket for authenticatefinish (60 s, once)
+         * @description **About its error answers**
+         *
+         *     - **400**: error_login_ticket_invalid: the challenge is unknown, used or expired (5 minutes)
+         *     - **401**: error_invalid_credentials: the passkey does not verify (counts as a failed login)
+         *     - **429**: Ten failed logins for this e-mail within 15 minutes (body in the object form)
+         */
+        post: operations["authenticate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/me/reauthenticate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prove who you are again: step-up routes then admit this session for 15 minutes
+         * @description With the password (and `otp` when TOTP is on), or with a passkey. A refresh or a company switch does not renew the proof; a wrong answer counts as a failed login.
+         *
+         *     **About its error answers**
+         *
+         *     - **400**: error_login_ticket_invalid: the passkey challenge is unknown, used or expired
+         *     - **401**: error_invalid_credentials (wrong password, or a passkey that does not verify or is not yours); error_otp_required (TOTP on, no code sent); error_otp_invalid (wrong or used code)
+         *     - **403**: This operation needs a login token (JWT), not an API key.
+         *     - **429**: Ten failed logins for this e-mail within 15 minutes (body in the object form)
+         */
+        post: operations["reauthenticate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -633,6 +981,7 @@ export interface paths {
          * Issue an API key (key:secret) with a subset of your permissions
          * @description **About its error answers**
          *
+         *     - **401**: error_reauthentication_required (step-up): a login token whose session last proved its person (login or POST /v1/users/me/reauthenticate) more than 15 minutes ago is refused; reauthenticate, then retry. API keys are not asked.
          *     - **403**: This operation needs a login token (JWT), not an API key with the permission `apikeys:manage`.
          */
         post: operations["createApiKey"];
@@ -1015,6 +1364,134 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/scim/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company's SCIM tokens (never the tokens themselves)
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `sso:manage`.
+         */
+        get: operations["listScimTokens"];
+        put?: never;
+        /**
+         * Issue a SCIM token for this company
+         * @description The identity provider sends it as `Authorization: Bearer <token>` to `/scim/v2` (SCIM 2.0, RFC 7644). The token is shown only in this answer and stored as its SHA-256.
+         *
+         *     **About its error answers**
+         *
+         *     - **401**: error_reauthentication_required (step-up): a login token whose session last proved its person (login or POST /v1/users/me/reauthenticate) more than 15 minutes ago is refused; reauthenticate, then retry. API keys are not asked.
+         *     - **403**: This operation needs a login token (JWT), not an API key with the permission `sso:manage`.
+         */
+        post: operations["createScimToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/scim/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a SCIM token; the next SCIM request with it answers 401
+         * @description **About its error answers**
+         *
+         *     - **401**: error_reauthentication_required (step-up): a login token whose session last proved its person (login or POST /v1/users/me/reauthenticate) more than 15 minutes ago is refused; reauthenticate, then retry. API keys are not asked.
+         *     - **403**: This operation needs a login token (JWT), not an API key with the permission `sso:manage`.
+         */
+        delete: operations["deleteScimToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auditevents/streams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company's event streams and their state
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `auditevents:read`.
+         */
+        get: operations["listEventStreams"];
+        put?: never;
+        /**
+         * Stream the company's security events to a URL (Standard Webhooks signatures)
+         * @description Every event of the company from now on is POSTed to `url` as JSON `{"type", "timestamp", "data": <the event as GET /v1/auditevents shows it>}`, signed as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature` with the returned secret), at least once, in event order, retried with backoff for 24 hours before the stream is paused. The URL must resolve to public addresses only (400 error_validation naming `url` otherwise).
+         *
+         *     **About its error answers**
+         *
+         *     - **403**: This operation needs a login token (JWT), not an API key with the permission `auditevents:read`.
+         */
+        post: operations["createEventStream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auditevents/streams/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Stop a stream; its pending deliveries are dropped
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a login token (JWT), not an API key with the permission `auditevents:read`.
+         */
+        delete: operations["deleteEventStream"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auditevents/streams/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A stream's recent delivery attempts, newest first, with status and error
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `auditevents:read`.
+         */
+        get: operations["listEventStreamDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1082,19 +1559,31 @@ export interface components {
              */
             password: string;
         };
+        LoginCompanyDto: {
+            /** @example 1 */
+            id: number;
+            /** @example Demo Company A */
+            name: string;
+            /** @description The company signs its staff in through its identity provider only (error_sso_required) */
+            sso: boolean;
+        };
         CompanyListDto: {
-            companies: components["schemas"]["CompanyRefDto"][];
+            companies: components["schemas"]["LoginCompanyDto"][];
             /** @description The account has TOTP on: authenticatefinish needs `otp` or `recovery_code` */
             otp_required: boolean;
         };
         LoginDto: {
-            /** @example owner@demo.example */
-            email: string;
+            /**
+             * @description Required unless login_ticket is sent
+             * @example owner@demo.example
+             */
+            email?: string;
             /**
              * Format: password
+             * @description Required unless login_ticket is sent
              * @example correct horse battery staple
              */
-            password: string;
+            password?: string;
             /**
              * @description The current 6-digit TOTP code
              * @example 123456
@@ -1105,6 +1594,8 @@ export interface components {
              * @example abcd-efgh-ijkl-mnop
              */
             recovery_code?: string;
+            /** @description From POST /v1/users/passkeys/authenticate (60 seconds, once), instead of e-mail and password */
+            login_ticket?: string;
             /**
              * @description One of the companies authenticateinit returned
              * @example 1
@@ -1125,6 +1616,12 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             last_used_at: string;
+            /**
+             * @description How the person signed in
+             * @example password
+             * @enum {string}
+             */
+            method: "password" | "sso" | "passkey";
             /** @example 203.0.113.7 */
             ip: string | null;
             /** @example Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36 */
@@ -1134,6 +1631,94 @@ export interface components {
         };
         SessionListDto: {
             sessions: components["schemas"]["SessionDto"][];
+        };
+        IntrospectTokenDto: {
+            /** @description A login token (JWT) or an API key (`key:secret`), as it would stand in `Authorization` */
+            token: string;
+            /** @enum {string} */
+            token_type_hint?: "access_token" | "jwt" | "api_key";
+        };
+        IntrospectionDto: {
+            /** @description Whether the token is live now (not revoked, expired, unknown, or of another company) */
+            active: boolean;
+            /** @enum {string} */
+            token_type?: "jwt" | "api_key";
+            /**
+             * @description The employee id, as a string (the JWT `sub`)
+             * @example 7
+             */
+            sub?: string;
+            /** @example 1 */
+            company_id?: number;
+            /**
+             * Format: uuid
+             * @description The login session (JWT only)
+             */
+            sid?: string;
+            /**
+             * @description The permissions, space-separated
+             * @example users:read products:read
+             */
+            scope?: string;
+            /** @description Issued at (seconds since 1970): the token, or when the API key was made */
+            iat?: number;
+            /** @description Expires at (seconds since 1970); absent for an API key, which never expires */
+            exp?: number;
+        };
+        SsoJitDto: {
+            /** @description Create unknown accounts of the connection's domains at their first login */
+            enabled: boolean;
+            /**
+             * @example [
+             *       "products:read"
+             *     ]
+             */
+            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "*")[];
+        };
+        SsoConnectionDto: {
+            issuer: string;
+            client_id: string;
+            email_domains: string[];
+            enforced: boolean;
+            jit: components["schemas"]["SsoJitDto"];
+            /** @description The URL to register at the provider as the redirect URI */
+            redirect_uri: string;
+        };
+        PutSsoConnectionDto: {
+            /** @example https://login.microsoftonline.com/<tenant>/v2.0 */
+            issuer: string;
+            client_id: string;
+            /** @description Stored encrypted; never answered */
+            client_secret: string;
+            /**
+             * @example [
+             *       "example.com"
+             *     ]
+             */
+            email_domains: string[];
+            enforced: boolean;
+            jit: components["schemas"]["SsoJitDto"];
+        };
+        SsoStartDto: {
+            /** @description The company to sign in to; or give `email` */
+            company_id?: number;
+            /** @description An e-mail whose domain a connection claims; or give `company_id` */
+            email?: string;
+            /**
+             * @description A path of this service, or an origin of CORS_ORIGINS and a path
+             * @example /admin
+             */
+            return_to: string;
+        };
+        SsoStartResultDto: {
+            authorization_url: string;
+        };
+        SsoExchangeDto: {
+            sso_code: string;
+        };
+        BackchannelLogoutDto: {
+            /** @description The logout token (a JWT signed by the provider) */
+            logout_token: string;
         };
         RateLimitStateDto: {
             /**
@@ -1176,6 +1761,85 @@ export interface components {
             /** @description One per method × group the credential can call */
             limits: components["schemas"]["RateLimitStateDto"][];
         };
+        CompanyBucketDto: {
+            /** @example GET */
+            method: string;
+            /** @example products */
+            group: string;
+            /**
+             * @description The table's capacity (RATE_LIMIT_SCALE applied)
+             * @example 30
+             */
+            capacity: number;
+            /**
+             * @description What the company's credentials get: the capacity, or a company-wide enforced override's
+             * @example 30
+             */
+            effective_capacity: number;
+            /** @enum {integer} */
+            period_seconds: 3;
+        };
+        CompanyOverrideDto: {
+            /** @example 1 */
+            id: number;
+            /**
+             * Format: uuid
+             * @description null: every credential of the company
+             */
+            api_key_id: string | null;
+            /**
+             * @description A method, or * for all
+             * @example GET
+             */
+            method: string;
+            /**
+             * @description A group, or * for all
+             * @example products
+             */
+            group: string;
+            /** @example 100 */
+            limit: number;
+            /** @enum {string} */
+            mode: "enforce" | "shadow";
+            /** Format: date-time */
+            expires_at: string | null;
+        };
+        LimitedCredentialDto: {
+            /** @enum {string} */
+            kind: "jwt" | "api_key";
+            /** @description The login session's id for a JWT, the API key's id for a key */
+            credential_id: string;
+            /** @description Whose credential it is (for an API key: its owner) */
+            employee?: {
+                id: number;
+                email: string;
+            };
+            /** @example GET */
+            method: string;
+            /** @example products */
+            group: string;
+            /** @description Requests refused with 429 in the window */
+            refused: number;
+            /** @description Requests a shadow override would have refused (admitted) */
+            shadow_limited: number;
+            /** Format: date-time */
+            first_at: string;
+            /** Format: date-time */
+            last_at: string;
+        };
+        CompanyRateLimitsDto: {
+            /** @description Every counted method × group */
+            limits: components["schemas"]["CompanyBucketDto"][];
+            /** @description The operator's live overrides for this company */
+            overrides: components["schemas"]["CompanyOverrideDto"][];
+            /** @description The company's credentials refused in the last hour by the instance that answers (each instance keeps its own decisions, in bounded memory), most recently limited first */
+            limited: components["schemas"]["LimitedCredentialDto"][];
+            /**
+             * @description How far back `limited` looks
+             * @enum {integer}
+             */
+            window_seconds: 3600;
+        };
         CreateInvitationDto: {
             /**
              * Format: email
@@ -1187,14 +1851,14 @@ export interface components {
              *       "products:read"
              *     ]
              */
-            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "*")[];
+            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "*")[];
         };
         CreatedInvitationDto: {
             /** Format: uuid */
             id: string;
             /** Format: email */
             email: string;
-            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "*")[];
+            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "*")[];
             /**
              * @description Shown only in this answer; valid 7 days, once
              * @example qX3v9Lr2TfWk8pZmN4bYc7HsJd6eA1uG
@@ -1208,7 +1872,7 @@ export interface components {
             id: string;
             /** Format: email */
             email: string;
-            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "*")[];
+            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "*")[];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1272,7 +1936,7 @@ export interface components {
              *       "users:read"
              *     ]
              */
-            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "*")[];
+            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "*")[];
             /** @enum {string} */
             credential: "jwt" | "api_key";
             /**
@@ -1293,7 +1957,7 @@ export interface components {
             email: string;
             /** @example Demo Owner */
             name: string;
-            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "*")[];
+            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "*")[];
             /** @description Whether the employee has TOTP (a second factor) on */
             mfa: boolean;
         };
@@ -1324,7 +1988,7 @@ export interface components {
              *       "products:read"
              *     ]
              */
-            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "*")[];
+            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "*")[];
         };
         CompanyEmployeeDto: {
             /** @example 1 */
@@ -1336,7 +2000,7 @@ export interface components {
             email: string;
             /** @example Demo Owner */
             name: string;
-            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "*")[];
+            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "*")[];
         };
         ReplacePermissionsDto: {
             /**
@@ -1346,7 +2010,7 @@ export interface components {
              *       "orders:read"
              *     ]
              */
-            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "*")[];
+            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "*")[];
         };
         ResetCodeDto: {
             /**
@@ -1411,6 +2075,83 @@ export interface components {
             /** @example 123456 */
             otp: string;
         };
+        AddPasskeyDto: {
+            /** @example Work laptop */
+            name: string;
+            /** @description The browser's credential as JSON (what @simplewebauthn/browser's startRegistration/startAuthentication answer) */
+            response: Record<string, never>;
+        };
+        PasskeyDto: {
+            /** Format: uuid */
+            id: string;
+            /** @example Work laptop */
+            name: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        ListedPasskeyDto: {
+            /** Format: uuid */
+            id: string;
+            /** @example Work laptop */
+            name: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            last_used_at: string | null;
+        };
+        PasskeyListDto: {
+            passkeys: components["schemas"]["ListedPasskeyDto"][];
+        };
+        PasskeyOptionsDto: {
+            /**
+             * Format: uuid
+             * @description Send it back with the response, within 5 minutes, once
+             */
+            challenge_id: string;
+            /** @description PublicKeyCredentialRequestOptionsJSON for navigator.credentials.get (startAuthentication) */
+            options: {
+                [key: string]: unknown;
+            };
+        };
+        PasskeyAssertionDto: {
+            /**
+             * Format: uuid
+             * @description From POST /v1/users/passkeys/options (5 minutes, once)
+             */
+            challenge_id: string;
+            /** @description The browser's credential as JSON (what @simplewebauthn/browser's startRegistration/startAuthentication answer) */
+            response: Record<string, never>;
+        };
+        PasskeyCompanyDto: {
+            /** @example 1 */
+            id: number;
+            /** @example Demo Company */
+            name: string;
+        };
+        PasskeyLoginTicketDto: {
+            companies: components["schemas"]["PasskeyCompanyDto"][];
+            /** @description Send it to POST /v1/users/authenticatefinish with a company_id, within 60 seconds, once */
+            login_ticket: string;
+        };
+        ReauthenticateDto: {
+            /**
+             * Format: password
+             * @description The password (with `otp` when TOTP is on)
+             */
+            current_password?: string;
+            /**
+             * @description The current TOTP code
+             * @example 123456
+             */
+            otp?: string;
+            /**
+             * Format: uuid
+             * @description A passkey: the challenge of POST /v1/users/passkeys/options
+             */
+            challenge_id?: string;
+            /** @description A passkey: the browser's assertion (startAuthentication's answer) to that challenge */
+            response?: Record<string, never>;
+        };
         CreateApiKeyDto: {
             /** @example warehouse sync */
             name: string;
@@ -1419,13 +2160,13 @@ export interface components {
              *       "products:read"
              *     ]
              */
-            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "*")[];
+            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "*")[];
         };
         CreatedApiKeyDto: {
             /** Format: uuid */
             id: string;
             name: string;
-            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "*")[];
+            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "*")[];
             /**
              * @description key:secret — send it as the raw Authorization header value. Shown only in this response.
              * @example ak_3kTq9vX2mB7pLw4Z:Yk1m…
@@ -1442,7 +2183,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             name: string;
-            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "*")[];
+            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "*")[];
             /**
              * @description The part of the key before `:` (not secret)
              * @example ak_3kTq9vX2mB7pLw4Z
@@ -1755,7 +2496,7 @@ export interface components {
              */
             occurred_at: string;
             /** @enum {string} */
-            type: "login.succeeded" | "login.failed" | "token.refreshed" | "session.refresh_reuse" | "session.logged_out" | "session.revoked" | "company.switched" | "apikey.created" | "apikey.revoked" | "permissions.changed" | "membership.added" | "membership.removed" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "employee.created" | "password.changed" | "password.reset_issued" | "password.reset" | "mfa.enabled" | "mfa.disabled" | "ratelimit.override_set" | "ratelimit.override_removed";
+            type: "login.succeeded" | "login.failed" | "token.refreshed" | "session.refresh_reuse" | "session.logged_out" | "session.revoked" | "session.reauthenticated" | "company.switched" | "apikey.created" | "apikey.revoked" | "permissions.changed" | "membership.added" | "membership.removed" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "employee.created" | "password.changed" | "password.reset_issued" | "password.reset" | "mfa.enabled" | "mfa.disabled" | "passkey.added" | "passkey.removed" | "ratelimit.override_set" | "ratelimit.override_removed" | "sso.connection_changed";
             company_id: number;
             actor: components["schemas"]["AuditActorDto"];
             /** @description Whom or what it was done to, when not the actor; null otherwise */
@@ -1781,6 +2522,132 @@ export interface components {
             data: components["schemas"]["AuditEventDto"][];
             /** @description Pass as `?cursor=` for the next page; null on the last */
             next_cursor: string | null;
+        };
+        CreateScimTokenDto: {
+            /**
+             * @description A label for the list; default "SCIM token"
+             * @example Okta provisioning
+             */
+            name?: string;
+        };
+        CreatedScimTokenDto: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description The bearer token for the identity provider (Authorization: Bearer <token> on /scim/v2); shown only here
+             * @example scim_4fJm…
+             */
+            token: string;
+        };
+        ScimTokenDto: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            last_used_at: string | null;
+        };
+        ScimTokenPageDto: {
+            /** @example 1 */
+            page: number;
+            /** @example 20 */
+            per_page: number;
+            /**
+             * @description Items across all pages
+             * @example 57
+             */
+            total: number;
+            data: components["schemas"]["ScimTokenDto"][];
+        };
+        CreateEventStreamDto: {
+            /**
+             * @description http or https, resolving to public addresses only
+             * @example https://siem.example.com/hooks/staff-auth
+             */
+            url: string;
+        };
+        CreatedEventStreamDto: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            /**
+             * @description The Standard Webhooks signing secret. Shown only in this response.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+        };
+        EventStreamDto: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            /**
+             * @description paused: deliveries failed for 24 hours; nothing more is sent or queued
+             * @enum {string}
+             */
+            state: "active" | "paused";
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description First failure of the current run
+             */
+            failing_since: string | null;
+            /** @description The last failure, briefly (never the receiver body) */
+            last_error: string | null;
+            /** Format: date-time */
+            paused_at: string | null;
+        };
+        EventStreamPageDto: {
+            /** @example 1 */
+            page: number;
+            /** @example 20 */
+            per_page: number;
+            /**
+             * @description Items across all pages
+             * @example 57
+             */
+            total: number;
+            data: components["schemas"]["EventStreamDto"][];
+        };
+        EventStreamDeliveryDto: {
+            /** @example 912 */
+            id: string;
+            /**
+             * @description The security event (its `id` in GET /v1/auditevents)
+             * @example 4711
+             */
+            event_id: string;
+            /**
+             * @description The `webhook-id` header: the same on every attempt
+             * @example evt_4711_1f0c2a9b
+             */
+            webhook_id: string;
+            /** Format: date-time */
+            attempted_at: string;
+            /** @enum {string} */
+            outcome: "delivered" | "failed";
+            /** @description The receiver's HTTP status; null when none came */
+            status: number | null;
+            /**
+             * @description Why it failed, briefly
+             * @example HTTP 503
+             */
+            error: string | null;
+            duration_ms: number;
+        };
+        EventStreamDeliveryPageDto: {
+            /** @example 1 */
+            page: number;
+            /** @example 20 */
+            per_page: number;
+            /**
+             * @description Items across all pages
+             * @example 57
+             */
+            total: number;
+            /** @description Newest first; the last 1,000 attempts are kept */
+            data: components["schemas"]["EventStreamDeliveryDto"][];
         };
         "Error400.bad_request.validation": {
             /** @description Exactly one error code */
@@ -1842,15 +2709,31 @@ export interface components {
             /** @description One human sentence */
             message: string;
         };
+        "Error400.bad_request.login_ticket_invalid.validation": {
+            /** @description Exactly one error code */
+            error: ("error_bad_request" | "error_login_ticket_invalid" | "error_validation")[];
+            /** @description One human sentence */
+            message: string;
+            /** @description One entry per problem (error_validation only) */
+            details?: {
+                /**
+                 * @description Dotted path of the field, e.g. `lines.0.quantity`
+                 * @example company_id
+                 */
+                field: string;
+                /** @example company_id must be an integer number */
+                message: string;
+            }[];
+        };
         "Error401.invalid_credentials.jwt_query_not_allowed.otp_invalid.otp_required": {
             /** @description Exactly one error code */
             error: ("error_invalid_credentials" | "error_jwt_query_not_allowed" | "error_otp_invalid" | "error_otp_required")[];
             /** @description One human sentence */
             message: string;
         };
-        "Error403.company_not_member": {
+        "Error403.company_not_member.sso_required": {
             /** @description Exactly one error code */
-            error: "error_company_not_member"[];
+            error: ("error_company_not_member" | "error_sso_required")[];
             /** @description One human sentence */
             message: string;
         };
@@ -1910,15 +2793,33 @@ export interface components {
             /** @description One human sentence */
             message: string;
         };
-        "Error403.company_not_member.permission_denied": {
+        "Error403.company_not_member.permission_denied.sso_required": {
             /** @description Exactly one error code */
-            error: ("error_company_not_member" | "error_permission_denied")[];
+            error: ("error_company_not_member" | "error_permission_denied" | "error_sso_required")[];
             /** @description One human sentence */
             message: string;
         };
         "Error404.not_found": {
             /** @description Exactly one error code */
             error: "error_not_found"[];
+            /** @description One human sentence */
+            message: string;
+        };
+        "Error401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required": {
+            /** @description Exactly one error code */
+            error: ("error_jwt_hash_not_found" | "error_jwt_is_required" | "error_jwt_query_not_allowed" | "error_reauthentication_required")[];
+            /** @description One human sentence */
+            message: string;
+        };
+        "Error409.conflict": {
+            /** @description Exactly one error code */
+            error: "error_conflict"[];
+            /** @description One human sentence */
+            message: string;
+        };
+        "Error403.company_not_member": {
+            /** @description Exactly one error code */
+            error: "error_company_not_member"[];
             /** @description One human sentence */
             message: string;
         };
@@ -1938,9 +2839,9 @@ export interface components {
                 message: string;
             }[];
         };
-        "Error409.conflict": {
+        "Error403.sso_required": {
             /** @description Exactly one error code */
-            error: "error_conflict"[];
+            error: "error_sso_required"[];
             /** @description One human sentence */
             message: string;
         };
@@ -1972,9 +2873,31 @@ export interface components {
             /** @description One human sentence */
             message: string;
         };
-        "Error401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid": {
+        "Error401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid.reauthentication_required": {
             /** @description Exactly one error code */
-            error: ("error_invalid_credentials" | "error_jwt_hash_not_found" | "error_jwt_is_required" | "error_jwt_query_not_allowed" | "error_otp_invalid")[];
+            error: ("error_invalid_credentials" | "error_jwt_hash_not_found" | "error_jwt_is_required" | "error_jwt_query_not_allowed" | "error_otp_invalid" | "error_reauthentication_required")[];
+            /** @description One human sentence */
+            message: string;
+        };
+        "Error400.bad_request.jwt_blacklisted.jwt_expired.login_ticket_invalid.validation": {
+            /** @description Exactly one error code */
+            error: ("error_bad_request" | "error_jwt_blacklisted" | "error_jwt_expired" | "error_login_ticket_invalid" | "error_validation")[];
+            /** @description One human sentence */
+            message: string;
+            /** @description One entry per problem (error_validation only) */
+            details?: {
+                /**
+                 * @description Dotted path of the field, e.g. `lines.0.quantity`
+                 * @example company_id
+                 */
+                field: string;
+                /** @example company_id must be an integer number */
+                message: string;
+            }[];
+        };
+        "Error401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid.otp_required": {
+            /** @description Exactly one error code */
+            error: ("error_invalid_credentials" | "error_jwt_hash_not_found" | "error_jwt_is_required" | "error_jwt_query_not_allowed" | "error_otp_invalid" | "error_otp_required")[];
             /** @description One human sentence */
             message: string;
         };
@@ -2126,6 +3049,25 @@ export interface components {
             };
         };
         /**
+         * @description - `error_bad_request`: the HTTP request itself is malformed (bad header syntax, bad framing); decided before routing
+         *     - `error_login_ticket_invalid`: unknown, used or expired `login_ticket`, `sso_code` or passkey `challenge_id`
+         *     - `error_validation`: a body, query or path value fails validation (one `details` entry per problem), or the JSON is malformed
+         */
+        "400.bad_request.login_ticket_invalid.validation": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.unless-refused-before-routing"];
+                RateLimit: components["headers"]["RateLimit.unless-refused-before-routing"];
+                "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error400.bad_request.login_ticket_invalid.validation"];
+            };
+        };
+        /**
          * @description - `error_invalid_credentials`: wrong e-mail or password (the same answer for both)
          *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
          *     - `error_otp_invalid`: wrong, reused or stale one-time code or recovery code (counts as a failed login)
@@ -2145,8 +3087,11 @@ export interface components {
                 "application/json": components["schemas"]["Error401.invalid_credentials.jwt_query_not_allowed.otp_invalid.otp_required"];
             };
         };
-        /** @description - `error_company_not_member`: company_id is not one of the account's companies */
-        "403.company_not_member": {
+        /**
+         * @description - `error_company_not_member`: company_id is not one of the account's companies
+         *     - `error_sso_required`: the company signs its staff in through its identity provider only: a password or passkey login, an invitation acceptance or a switch into it from a session that did not sign in there
+         */
+        "403.company_not_member.sso_required": {
             headers: {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
@@ -2157,7 +3102,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error403.company_not_member"];
+                "application/json": components["schemas"]["Error403.company_not_member.sso_required"];
             };
         };
         /**
@@ -2386,8 +3331,9 @@ export interface components {
         /**
          * @description - `error_company_not_member`: company_id is not one of the account's companies
          *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
+         *     - `error_sso_required`: the company signs its staff in through its identity provider only: a password or passkey login, an invitation acceptance or a switch into it from a session that did not sign in there
          */
-        "403.company_not_member.permission_denied": {
+        "403.company_not_member.permission_denied.sso_required": {
             headers: {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
@@ -2398,7 +3344,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error403.company_not_member.permission_denied"];
+                "application/json": components["schemas"]["Error403.company_not_member.permission_denied.sso_required"];
             };
         };
         /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
@@ -2436,6 +3382,71 @@ export interface components {
             };
         };
         /**
+         * @description - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
+         *     - `error_jwt_is_required`: no Authorization header
+         *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
+         *     - `error_reauthentication_required`: the action needs a fresh proof of the person (step-up): POST /v1/users/me/reauthenticate, then repeat it
+         */
+        "401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
+            };
+        };
+        /** @description - `error_conflict`: a value that must be unique is taken (a product's sku in its company, an account's e-mail); nothing was changed */
+        "409.conflict": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error409.conflict"];
+            };
+        };
+        /** @description - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation) */
+        "401.jwt_query_not_allowed": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error401.jwt_query_not_allowed"];
+            };
+        };
+        /** @description - `error_company_not_member`: company_id is not one of the account's companies */
+        "403.company_not_member": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error403.company_not_member"];
+            };
+        };
+        /**
          * @description - `error_bad_request`: the HTTP request itself is malformed (bad header syntax, bad framing); decided before routing
          *     - `error_invitation_invalid`: unknown, used, expired or revoked invitation code, or a code for another e-mail
          *     - `error_validation`: a body, query or path value fails validation (one `details` entry per problem), or the JSON is malformed
@@ -2454,8 +3465,8 @@ export interface components {
                 "application/json": components["schemas"]["Error400.bad_request.invitation_invalid.validation"];
             };
         };
-        /** @description - `error_conflict`: a value that must be unique is taken (a product's sku in its company, an account's e-mail); nothing was changed */
-        "409.conflict": {
+        /** @description - `error_sso_required`: the company signs its staff in through its identity provider only: a password or passkey login, an invitation acceptance or a switch into it from a session that did not sign in there */
+        "403.sso_required": {
             headers: {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
@@ -2466,7 +3477,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error409.conflict"];
+                "application/json": components["schemas"]["Error403.sso_required"];
             };
         };
         /**
@@ -2508,21 +3519,6 @@ export interface components {
                 "application/json": components["schemas"]["Error400.bad_request.reset_code_invalid.validation"];
             };
         };
-        /** @description - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation) */
-        "401.jwt_query_not_allowed": {
-            headers: {
-                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
-                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
-                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error401.jwt_query_not_allowed"];
-            };
-        };
         /**
          * @description - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
          *     - `error_jwt_is_required`: no Authorization header
@@ -2549,8 +3545,9 @@ export interface components {
          *     - `error_jwt_is_required`: no Authorization header
          *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
          *     - `error_otp_invalid`: wrong, reused or stale one-time code or recovery code (counts as a failed login)
+         *     - `error_reauthentication_required`: the action needs a fresh proof of the person (step-up): POST /v1/users/me/reauthenticate, then repeat it
          */
-        "401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid": {
+        "401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid.reauthentication_required": {
             headers: {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
@@ -2561,7 +3558,50 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid"];
+                "application/json": components["schemas"]["Error401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid.reauthentication_required"];
+            };
+        };
+        /**
+         * @description - `error_bad_request`: the HTTP request itself is malformed (bad header syntax, bad framing); decided before routing
+         *     - `error_jwt_blacklisted`: the token or key was revoked (logout, company switch, refresh, session or key revoked)
+         *     - `error_jwt_expired`: the token has expired: refresh it
+         *     - `error_login_ticket_invalid`: unknown, used or expired `login_ticket`, `sso_code` or passkey `challenge_id`
+         *     - `error_validation`: a body, query or path value fails validation (one `details` entry per problem), or the JSON is malformed
+         */
+        "400.bad_request.jwt_blacklisted.jwt_expired.login_ticket_invalid.validation": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining.unless-refused-before-routing"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier.unless-refused-before-routing"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.unless-refused-before-routing"];
+                RateLimit: components["headers"]["RateLimit.unless-refused-before-routing"];
+                "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error400.bad_request.jwt_blacklisted.jwt_expired.login_ticket_invalid.validation"];
+            };
+        };
+        /**
+         * @description - `error_invalid_credentials`: wrong e-mail or password (the same answer for both)
+         *     - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
+         *     - `error_jwt_is_required`: no Authorization header
+         *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
+         *     - `error_otp_invalid`: wrong, reused or stale one-time code or recovery code (counts as a failed login)
+         *     - `error_otp_required`: the password was right and the account has TOTP on, but no `otp` or `recovery_code` was sent
+         */
+        "401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid.otp_required": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid.otp_required"];
             };
         };
     };
@@ -2666,9 +3706,9 @@ export interface operations {
                     "application/json": components["schemas"]["LoginResultDto"];
                 };
             };
-            400: components["responses"]["400.bad_request.validation"];
+            400: components["responses"]["400.bad_request.login_ticket_invalid.validation"];
             401: components["responses"]["401.invalid_credentials.jwt_query_not_allowed.otp_invalid.otp_required"];
-            403: components["responses"]["403.company_not_member"];
+            403: components["responses"]["403.company_not_member.sso_required"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -2866,6 +3906,50 @@ export interface operations {
             503: components["responses"]["503.service_unavailable.unversioned"];
         };
     };
+    getJwks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The JWK Set (RFC 7517) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `public, max-age=300` */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        keys: {
+                            /** @enum {string} */
+                            kty: "OKP";
+                            /** @enum {string} */
+                            crv: "Ed25519";
+                            /** @description The public key, base64url */
+                            x: string;
+                            /** @description RFC 7638 thumbprint (SHA-256, base64url) */
+                            kid: string;
+                            /** @enum {string} */
+                            alg: "EdDSA";
+                            /** @enum {string} */
+                            use: "sig";
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["400.bad_request.validation.unversioned"];
+            401: components["responses"]["401.jwt_query_not_allowed.unversioned"];
+            414: components["responses"]["414.uri_too_long.unversioned"];
+            431: components["responses"]["431.headers_too_large.unversioned"];
+            500: components["responses"]["500.internal.unversioned"];
+            503: components["responses"]["503.service_unavailable.unversioned"];
+        };
+    };
     changeWorkingCompany: {
         parameters: {
             query?: never;
@@ -2897,7 +3981,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.company_not_member.permission_denied"];
+            403: components["responses"]["403.company_not_member.permission_denied.sso_required"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -3009,6 +4093,306 @@ export interface operations {
             503: components["responses"]["503.service_unavailable"];
         };
     };
+    introspectToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IntrospectTokenDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["IntrospectTokenDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `no-store`: the body carries a secret that no cache may keep */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IntrospectionDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            403: components["responses"]["403.permission_denied"];
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    getSsoConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoConnectionDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            403: components["responses"]["403.permission_denied"];
+            404: components["responses"]["404.not_found"];
+            414: components["responses"]["414.uri_too_long"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutSsoConnectionDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoConnectionDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
+            403: components["responses"]["403.permission_denied"];
+            409: components["responses"]["409.conflict"];
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
+            403: components["responses"]["403.permission_denied"];
+            404: components["responses"]["404.not_found"];
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    start: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SsoStartDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `no-store`: the body carries a secret that no cache may keep */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoStartResultDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.validation"];
+            401: components["responses"]["401.jwt_query_not_allowed"];
+            404: components["responses"]["404.not_found"];
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    callback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description to return_to, the outcome in the fragment */
+            303: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["400.bad_request.login_ticket_invalid.validation"];
+            401: components["responses"]["401.jwt_query_not_allowed"];
+            414: components["responses"]["414.uri_too_long"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    exchange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SsoExchangeDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `no-store`: the body carries a secret that no cache may keep */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoginResultDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.login_ticket_invalid.validation"];
+            401: components["responses"]["401.jwt_query_not_allowed"];
+            403: components["responses"]["403.company_not_member"];
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    backchannelLogout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["BackchannelLogoutDto"];
+            };
+        };
+        responses: {
+            /** @description The matching sessions ended on every instance */
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["400.bad_request.validation"];
+            401: components["responses"]["401.jwt_query_not_allowed"];
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
     listRateLimits: {
         parameters: {
             query?: never;
@@ -3034,6 +4418,39 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            414: components["responses"]["414.uri_too_long"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    getCompanyRateLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanyRateLimitsDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            403: components["responses"]["403.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -3186,6 +4603,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.invitation_invalid.validation"];
             401: components["responses"]["401.invalid_credentials.jwt_query_not_allowed.otp_invalid.otp_required"];
+            403: components["responses"]["403.sso_required"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -3338,7 +4756,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
-            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
             403: components["responses"]["403.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
@@ -3417,7 +4835,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
-            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
             403: components["responses"]["403.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
@@ -3455,7 +4873,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
-            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
             403: components["responses"]["403.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
@@ -3648,7 +5066,264 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
-            401: components["responses"]["401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid"];
+            401: components["responses"]["401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid.reauthentication_required"];
+            403: components["responses"]["403.permission_denied"];
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            429: components["responses"]["429.rate_limit_exceed.account-too-many-failed-logins-for-this-e-mail-try-again-later"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    creationOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
+            403: components["responses"]["403.permission_denied"];
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    listPasskeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyListDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            403: components["responses"]["403.permission_denied"];
+            414: components["responses"]["414.uri_too_long"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    add: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddPasskeyDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.login_ticket_invalid.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            403: components["responses"]["403.permission_denied"];
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    deletePasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            403: components["responses"]["403.permission_denied"];
+            404: components["responses"]["404.not_found"];
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    loginOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyOptionsDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.validation"];
+            401: components["responses"]["401.jwt_query_not_allowed"];
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    authenticate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeyAssertionDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `no-store`: the body carries a secret that no cache may keep */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyLoginTicketDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.login_ticket_invalid.validation"];
+            401: components["responses"]["401.invalid_credentials.jwt_query_not_allowed"];
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            429: components["responses"]["429.rate_limit_exceed.account-too-many-failed-logins-for-this-e-mail-try-again-later"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    reauthenticate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReauthenticateDto"];
+            };
+        };
+        responses: {
+            /** @description The session counts as proven for 15 minutes */
+            204: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.login_ticket_invalid.validation"];
+            401: components["responses"]["401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid.otp_required"];
             403: components["responses"]["403.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -3729,7 +5404,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
-            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
             403: components["responses"]["403.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -4609,7 +6284,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only events of these types; repeat the parameter for several (`?type=a&type=b`) */
-                type?: ("login.succeeded" | "login.failed" | "token.refreshed" | "session.refresh_reuse" | "session.logged_out" | "session.revoked" | "company.switched" | "apikey.created" | "apikey.revoked" | "permissions.changed" | "membership.added" | "membership.removed" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "employee.created" | "password.changed" | "password.reset_issued" | "password.reset" | "mfa.enabled" | "mfa.disabled" | "ratelimit.override_set" | "ratelimit.override_removed")[];
+                type?: ("login.succeeded" | "login.failed" | "token.refreshed" | "session.refresh_reuse" | "session.logged_out" | "session.revoked" | "session.reauthenticated" | "company.switched" | "apikey.created" | "apikey.revoked" | "permissions.changed" | "membership.added" | "membership.removed" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "employee.created" | "password.changed" | "password.reset_issued" | "password.reset" | "mfa.enabled" | "mfa.disabled" | "passkey.added" | "passkey.removed" | "ratelimit.override_set" | "ratelimit.override_removed" | "sso.connection_changed")[];
                 /** @description Only events done by this actor. An employee id (integer), or an API key or session id (UUID), as in `actor.id` / `subject.id` */
                 actor_id?: string;
                 /** @description Only events done to this subject. An employee id (integer), or an API key or session id (UUID), as in `actor.id` / `subject.id` */
@@ -4646,6 +6321,271 @@ export interface operations {
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
             403: components["responses"]["403.permission_denied"];
+            414: components["responses"]["414.uri_too_long"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    listScimTokens: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScimTokenPageDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            403: components["responses"]["403.permission_denied"];
+            414: components["responses"]["414.uri_too_long"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    createScimToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateScimTokenDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `no-store`: the body carries a secret that no cache may keep */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedScimTokenDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
+            403: components["responses"]["403.permission_denied"];
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    deleteScimToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
+            403: components["responses"]["403.permission_denied"];
+            404: components["responses"]["404.not_found"];
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    listEventStreams: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventStreamPageDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            403: components["responses"]["403.permission_denied"];
+            414: components["responses"]["414.uri_too_long"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    createEventStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateEventStreamDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `no-store`: the body carries a secret that no cache may keep */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedEventStreamDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            403: components["responses"]["403.permission_denied"];
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    deleteEventStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            403: components["responses"]["403.permission_denied"];
+            404: components["responses"]["404.not_found"];
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    listEventStreamDeliveries: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventStreamDeliveryPageDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            403: components["responses"]["403.permission_denied"];
+            404: components["responses"]["404.not_found"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];

@@ -19,7 +19,7 @@
 'use strict';
 const { spawn, execFileSync } = require('node:child_process');
 const { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync } = require('node:fs');
-const { randomBytes } = require('node:crypto');
+const { generateKeyPairSync, randomBytes } = require('node:crypto');
 const { Socket } = require('node:net');
 const { tmpdir } = require('node:os');
 const { join, resolve } = require('node:path');
@@ -219,6 +219,14 @@ async function redisCluster() {
     .join(',')}`;
 }
 
+/** A fresh Ed25519 private key for this fleet's run, 0600 in its temp dir (removed with it). */
+function fleetSigningKey() {
+  const file = join(dir, 'jwt-ed25519.pem');
+  const pem = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' });
+  writeFileSync(file, pem, { mode: 0o600 });
+  return file;
+}
+
 async function main() {
   if (!existsSync(join(ROOT, 'dist', 'src', 'main.js'))) {
     console.log('building the service (npm run build)…');
@@ -231,6 +239,9 @@ async function main() {
     NODE_ENV: 'production',
     HOST: '127.0.0.1',
     JWT_SECRET: process.env.JWT_SECRET ?? randomBytes(32).toString('base64url'),
+    // Every instance signs with the same Ed25519 key (EdDSA; /.well-known/jwks.json publishes it); JWT_SECRET
+    // beside it verifies HS256 tokens from before the move and derives the TOTP secrets' key.
+    JWT_PRIVATE_KEY_FILE: process.env.JWT_PRIVATE_KEY_FILE ?? fleetSigningKey(),
     DATABASE_URL: pooled.toString(),
     DATABASE_DIRECT_URL: direct.toString(),
     REDIS_URL: redisUrl,
@@ -286,6 +297,7 @@ async function main() {
         REDIS_URL: env.REDIS_URL,
         REDIS_KEY_PREFIX: env.REDIS_KEY_PREFIX,
         JWT_SECRET: env.JWT_SECRET,
+        JWT_PRIVATE_KEY_FILE: env.JWT_PRIVATE_KEY_FILE,
       }).map(([key, value]) => `export ${key}=${quote(value)}`),
       '',
     ].join('\n'),

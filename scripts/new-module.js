@@ -101,7 +101,7 @@ insertLine(
 // The reviewed route table (src/app-routes.spec.ts) gets the two routes as they are generated; review them
 // there when you change a route's access rule or limit.
 const route = (method, permission, limit) =>
-  `${`${method} /v1/${n.group}`.padEnd(46)} ${`permission ${n.group}:${permission}`.padEnd(40)} ${n.group}: ${limit} per 3 s`;
+  `${`${method} /v1/${n.group}`.padEnd(46)} ${`permission ${n.group}:${permission}`.padEnd(45)} ${n.group}: ${limit} per 3 s`;
 insertLine(
   'src/app-routes.spec.ts',
   /^const EXPECTED = `$/,

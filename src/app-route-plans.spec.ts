@@ -1,3 +1,4 @@
+import { SystemClock } from './common/clock/clock';
 import { AppModule } from './app.module';
 import { AuthGuard } from './auth/auth.guard';
 import type { CredentialService } from './auth/credentials/credential.service';
@@ -18,7 +19,7 @@ describe('compiled route plans', () => {
   const plans = new RoutePlans(() => controllersDeclaredBy(AppModule.forRoot(config, {} as AppLogger)));
   // The guards declare their pieces as Nest builds them; a compiler that counts calls stands beside them.
   plans.part('compile counter', (route) => compiled.push(`${route.method} ${route.paths[0]}`));
-  const auth = new AuthGuard(plans, {} as CredentialService);
+  const auth = new AuthGuard(plans, {} as CredentialService, new SystemClock());
   const limits = new RateLimitPolicy(plans, config);
   plans.onApplicationBootstrap();
 
@@ -80,6 +81,14 @@ describe('compiled route plans', () => {
 
   it("a controller's own per-method limit", () => {
     expect(pieces('POST /v1/files').limits).toEqual({ group: 'files', skip: false, capacity: 30 });
+  });
+
+  it('a SCIM route: public to the global guard, its own guard named, counted on the scim group, any query', () => {
+    expect(pieces('PATCH /scim/v2/Users/:id')).toEqual({
+      access: { public: true, by: 'SCIM bearer token' },
+      limits: { group: 'scim', skip: false, capacity: 30 },
+      query: 'any',
+    });
   });
 
   it('a route exempt from the rate limit (not counted)', () => {

@@ -6,59 +6,94 @@ import { describeRule, routeRules } from '../test/support/route-rules';
  * (The working-company switch also has its own 10 per 60 s per employee, enforced by CompanySwitchService.)
  */
 const EXPECTED = `
-DELETE /v1/apikeys/:id                         permission apikeys:manage, JWT only      apikeys: 3 per 3 s
-DELETE /v1/files/:id                           permission files:write                   files: 3 per 3 s
-DELETE /v1/products/:id                        permission products:write                products: 3 per 3 s
-DELETE /v1/users/sessions/:id                  JWT only                                 users: 3 per 3 s
-GET /health                                    public                                   not rate limited
-GET /health/live                               public                                   not rate limited
-GET /metrics                                   public                                   not rate limited
-GET /v1/apikeys                                permission apikeys:manage                apikeys: 30 per 3 s
-GET /v1/auditevents                            permission auditevents:read              auditevents: 30 per 3 s
-GET /v1/files                                  permission files:write                   files: 30 per 3 s
-GET /v1/files/:id                              permission files:write                   files: 30 per 3 s
-GET /v1/files/:id/content                      permission files:write                   files: 30 per 3 s
-GET /v1/marketingconversations                 permission marketingconversations:read   marketingconversations: 30 per 3 s
-GET /v1/marketingconversations/:id             permission marketingconversations:read   marketingconversations: 30 per 3 s
-GET /v1/marketingconversations/:id/messages    permission marketingconversations:read   marketingconversations: 30 per 3 s
-GET /v1/orders                                 permission orders:read                   orders: 30 per 3 s
-GET /v1/orders/:id                             permission orders:read                   orders: 30 per 3 s
-GET /v1/products                               permission products:read                 products: 30 per 3 s
-GET /v1/products/:id                           permission products:read                 products: 30 per 3 s
-GET /v1/ratelimits                             any credential                           ratelimits: 30 per 3 s
-GET /v1/users                                  permission users:read                    users: 30 per 3 s
-GET /v1/users/companies                        JWT only                                 users: 30 per 3 s
-GET /v1/users/me                               any credential                           users: 30 per 3 s
-GET /v1/users/sessions                         JWT only                                 users: 30 per 3 s
-POST /v1/apikeys                               permission apikeys:manage, JWT only      apikeys: 15 per 3 s
-POST /v1/files                                 permission files:write                   files: 30 per 3 s
-POST /v1/files/addimagefromurl                 permission files:write                   files: 30 per 3 s
-POST /v1/marketingconversations                permission marketingconversations:write  marketingconversations: 60 per 3 s
-POST /v1/marketingconversations/:id/messages   permission marketingconversations:write  marketingconversations: 60 per 3 s
-POST /v1/orders                                permission orders:write                  orders: 15 per 3 s
-POST /v1/products                              permission products:write                products: 15 per 3 s
-POST /v1/users                                 permission users:write                   users: 15 per 3 s
-POST /v1/users/authenticatefinish              public                                   users: 15 per 3 s
-POST /v1/users/authenticateinit                public                                   users: 15 per 3 s
-POST /v1/users/changeworkingcompany            JWT only                                 users: 15 per 3 s
-POST /v1/users/logout                          JWT only                                 users: 15 per 3 s
-POST /v1/users/refreshtoken                    public                                   users: 15 per 3 s
-PATCH /v1/products/:id                         permission products:write                products: 30 per 3 s
-PUT /v1/orders/:id                             permission orders:write                  orders: 15 per 3 s
-PUT /v1/products/:id                           permission products:write                products: 15 per 3 s
-PUT /v1/users/:id/permissions                  permission users:write                   users: 15 per 3 s
-DELETE /v1/users/:id                           permission users:write, JWT only         users: 3 per 3 s
-DELETE /v1/users/invitations/:id               permission users:write, JWT only         users: 3 per 3 s
-GET /v1/users/invitations                      permission users:read                    users: 30 per 3 s
-POST /v1/users/:id/mfa/reset                   permission users:write, JWT only         users: 15 per 3 s
-POST /v1/users/:id/passwordreset               permission users:write, JWT only         users: 15 per 3 s
-POST /v1/users/invitations                     permission users:write, JWT only         users: 15 per 3 s
-POST /v1/users/invitations/accept              public                                   users: 15 per 3 s
-POST /v1/users/me/mfa/totp                     JWT only                                 users: 15 per 3 s
-POST /v1/users/me/mfa/totp/confirm             JWT only                                 users: 15 per 3 s
-POST /v1/users/me/mfa/totp/disable             JWT only                                 users: 15 per 3 s
-POST /v1/users/me/password                     JWT only                                 users: 15 per 3 s
-POST /v1/users/passwordreset                   public                                   users: 15 per 3 s
+DELETE /scim/v2/Users/:id                      own guard: SCIM bearer token                  scim: 3 per 3 s
+DELETE /v1/apikeys/:id                         permission apikeys:manage, JWT only           apikeys: 3 per 3 s
+DELETE /v1/auditevents/streams/:id             permission auditevents:read, JWT only         auditevents: 3 per 3 s
+DELETE /v1/files/:id                           permission files:write                        files: 3 per 3 s
+DELETE /v1/products/:id                        permission products:write                     products: 3 per 3 s
+DELETE /v1/scim/tokens/:id                     permission sso:manage, JWT only, step-up      scim: 3 per 3 s
+DELETE /v1/sso/connection                      permission sso:manage, JWT only, step-up      sso: 3 per 3 s
+DELETE /v1/users/:id                           permission users:write, JWT only              users: 3 per 3 s
+DELETE /v1/users/invitations/:id               permission users:write, JWT only              users: 3 per 3 s
+DELETE /v1/users/me/passkeys/:id               JWT only                                      users: 3 per 3 s
+DELETE /v1/users/sessions/:id                  JWT only                                      users: 3 per 3 s
+GET /.well-known/jwks.json                     public                                        not rate limited
+GET /health                                    public                                        not rate limited
+GET /health/live                               public                                        not rate limited
+GET /metrics                                   public                                        not rate limited
+GET /scim/v2/ResourceTypes                     own guard: SCIM bearer token                  scim: 30 per 3 s
+GET /scim/v2/ResourceTypes/:id                 own guard: SCIM bearer token                  scim: 30 per 3 s
+GET /scim/v2/Schemas                           own guard: SCIM bearer token                  scim: 30 per 3 s
+GET /scim/v2/Schemas/:id                       own guard: SCIM bearer token                  scim: 30 per 3 s
+GET /scim/v2/ServiceProviderConfig             own guard: SCIM bearer token                  scim: 30 per 3 s
+GET /scim/v2/Users                             own guard: SCIM bearer token                  scim: 30 per 3 s
+GET /scim/v2/Users/:id                         own guard: SCIM bearer token                  scim: 30 per 3 s
+GET /v1/apikeys                                permission apikeys:manage                     apikeys: 30 per 3 s
+GET /v1/auditevents                            permission auditevents:read                   auditevents: 30 per 3 s
+GET /v1/auditevents/streams                    permission auditevents:read                   auditevents: 30 per 3 s
+GET /v1/auditevents/streams/:id/deliveries     permission auditevents:read                   auditevents: 30 per 3 s
+GET /v1/files                                  permission files:write                        files: 30 per 3 s
+GET /v1/files/:id                              permission files:write                        files: 30 per 3 s
+GET /v1/files/:id/content                      permission files:write                        files: 30 per 3 s
+GET /v1/marketingconversations                 permission marketingconversations:read        marketingconversations: 30 per 3 s
+GET /v1/marketingconversations/:id             permission marketingconversations:read        marketingconversations: 30 per 3 s
+GET /v1/marketingconversations/:id/messages    permission marketingconversations:read        marketingconversations: 30 per 3 s
+GET /v1/orders                                 permission orders:read                        orders: 30 per 3 s
+GET /v1/orders/:id                             permission orders:read                        orders: 30 per 3 s
+GET /v1/products                               permission products:read                      products: 30 per 3 s
+GET /v1/products/:id                           permission products:read                      products: 30 per 3 s
+GET /v1/ratelimits                             any credential                                ratelimits: 30 per 3 s
+GET /v1/ratelimits/company                     permission auditevents:read                   ratelimits: 30 per 3 s
+GET /v1/scim/tokens                            permission sso:manage                         scim: 30 per 3 s
+GET /v1/sso/callback                           public                                        sso: 30 per 3 s
+GET /v1/sso/connection                         permission sso:manage                         sso: 30 per 3 s
+GET /v1/users                                  permission users:read                         users: 30 per 3 s
+GET /v1/users/companies                        JWT only                                      users: 30 per 3 s
+GET /v1/users/invitations                      permission users:read                         users: 30 per 3 s
+GET /v1/users/me                               any credential                                users: 30 per 3 s
+GET /v1/users/me/passkeys                      JWT only                                      users: 30 per 3 s
+GET /v1/users/sessions                         JWT only                                      users: 30 per 3 s
+PATCH /scim/v2/Users/:id                       own guard: SCIM bearer token                  scim: 30 per 3 s
+PATCH /v1/products/:id                         permission products:write                     products: 30 per 3 s
+POST /scim/v2/Users                            own guard: SCIM bearer token                  scim: 15 per 3 s
+POST /v1/apikeys                               permission apikeys:manage, JWT only, step-up  apikeys: 15 per 3 s
+POST /v1/auditevents/streams                   permission auditevents:read, JWT only         auditevents: 15 per 3 s
+POST /v1/files                                 permission files:write                        files: 30 per 3 s
+POST /v1/files/addimagefromurl                 permission files:write                        files: 30 per 3 s
+POST /v1/marketingconversations                permission marketingconversations:write       marketingconversations: 60 per 3 s
+POST /v1/marketingconversations/:id/messages   permission marketingconversations:write       marketingconversations: 60 per 3 s
+POST /v1/orders                                permission orders:write                       orders: 15 per 3 s
+POST /v1/products                              permission products:write                     products: 15 per 3 s
+POST /v1/scim/tokens                           permission sso:manage, JWT only, step-up      scim: 15 per 3 s
+POST /v1/sso/backchannel-logout                public                                        sso: 15 per 3 s
+POST /v1/sso/exchange                          public                                        sso: 15 per 3 s
+POST /v1/sso/start                             public                                        sso: 15 per 3 s
+POST /v1/tokens/introspect                     permission tokens:introspect, API key only    tokens: 300 per 3 s
+POST /v1/users                                 permission users:write                        users: 15 per 3 s
+POST /v1/users/:id/mfa/reset                   permission users:write, JWT only, step-up     users: 15 per 3 s
+POST /v1/users/:id/passwordreset               permission users:write, JWT only, step-up     users: 15 per 3 s
+POST /v1/users/authenticatefinish              public                                        users: 15 per 3 s
+POST /v1/users/authenticateinit                public                                        users: 15 per 3 s
+POST /v1/users/changeworkingcompany            JWT only                                      users: 15 per 3 s
+POST /v1/users/invitations                     permission users:write, JWT only              users: 15 per 3 s
+POST /v1/users/invitations/accept              public                                        users: 15 per 3 s
+POST /v1/users/logout                          JWT only                                      users: 15 per 3 s
+POST /v1/users/me/mfa/totp                     JWT only                                      users: 15 per 3 s
+POST /v1/users/me/mfa/totp/confirm             JWT only                                      users: 15 per 3 s
+POST /v1/users/me/mfa/totp/disable             JWT only, step-up                             users: 15 per 3 s
+POST /v1/users/me/passkeys                     JWT only                                      users: 15 per 3 s
+POST /v1/users/me/passkeys/options             JWT only, step-up                             users: 15 per 3 s
+POST /v1/users/me/password                     JWT only                                      users: 15 per 3 s
+POST /v1/users/me/reauthenticate               JWT only                                      users: 15 per 3 s
+POST /v1/users/passkeys/authenticate           public                                        users: 15 per 3 s
+POST /v1/users/passkeys/options                public                                        users: 15 per 3 s
+POST /v1/users/passwordreset                   public                                        users: 15 per 3 s
+POST /v1/users/refreshtoken                    public                                        users: 15 per 3 s
+PUT /scim/v2/Users/:id                         own guard: SCIM bearer token                  scim: 15 per 3 s
+PUT /v1/orders/:id                             permission orders:write                       orders: 15 per 3 s
+PUT /v1/products/:id                           permission products:write                     products: 15 per 3 s
+PUT /v1/sso/connection                         permission sso:manage, JWT only, step-up      sso: 15 per 3 s
+PUT /v1/users/:id/permissions                  permission users:write, step-up               users: 15 per 3 s
 `;
 
 describe('route rules', () => {

@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AuditModule } from './audit/audit.module';
 import { AuditEventsModule } from './audit-events/audit-events.module';
+import { EventStreamsModule } from './event-streams/event-streams.module';
 import { AuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
 import { CredentialService } from './auth/credentials/credential.service';
@@ -27,9 +28,14 @@ import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RateLimitStatusModule } from './rate-limit-status/rate-limit-status.module';
 import { SeedModule } from './seed/seed.module';
 import { SessionsModule } from './sessions/sessions.module';
+import { TokensModule } from './tokens/tokens.module';
+import { SsoModule } from './sso/sso.module';
+import { StepUpModule } from './step-up/step-up.module';
+import { PasskeysModule } from './passkeys/passkeys.module';
 import { InvitationsModule } from './invitations/invitations.module';
 import { UsersModule } from './users/users.module';
 import { OperatorSocketModule } from './cli/operator-socket.module';
+import { ScimModule } from './scim/scim.module';
 
 /**
  * The rate limiter's port onto credentials (what it may know of a request's credential, and nothing else),
@@ -58,10 +64,14 @@ export class AppModule {
         AuthModule,
         RateLimitCredentialsBinding,
         SessionsModule,
+        TokensModule,
+        SsoModule,
         RateLimitModule,
         RateLimitStatusModule,
         InvitationsModule,
         UsersModule,
+        PasskeysModule,
+        StepUpModule,
         OperatorSocketModule,
         ApiKeysModule,
         FilesModule,
@@ -70,6 +80,8 @@ export class AppModule {
         MarketingConversationsModule,
         AuditModule,
         AuditEventsModule,
+        ScimModule,
+        EventStreamsModule,
       ],
       providers: [
         DatabaseOutageLog,

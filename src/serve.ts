@@ -27,6 +27,12 @@ export async function serve(unbounded: string | undefined): Promise<void> {
   if (unbounded) logger.warn(unbounded);
   const openDataDir = keepDataDirPrivate(config.dataDir);
   if (openDataDir) logger.warn({ dataDir: config.dataDir }, openDataDir);
+  if (config.isProduction && config.encryptionKey === undefined) {
+    logger.warn(
+      'ENCRYPTION_KEY is not set: stored TOTP secrets are encrypted under a key derived from JWT_SECRET; set ' +
+        'ENCRYPTION_KEY (openssl rand -base64 32) to give them a key of their own (they are re-encrypted at start)',
+    );
+  }
 
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot(config, logger),

@@ -269,6 +269,8 @@ run('the administration page at /admin, in Chromium', () => {
       'API keys',
       'Employees',
       'Activity',
+      'Limits',
+      'Single sign-on',
     ]);
     await page.screenshot({ path: join(DOCS, 'admin-home.png'), fullPage: true });
 
@@ -522,6 +524,8 @@ run('the administration page at /admin, in Chromium', () => {
       ['API keys', '11-narrow-api-keys'],
       ['Employees', '12-narrow-employees'],
       ['Activity', '12-narrow-activity'],
+      ['Limits', '12-narrow-limits'],
+      ['Single sign-on', '13-narrow-sso'],
     ]) {
       await openTab(tab);
       await page.waitForLoadState('networkidle');
@@ -533,7 +537,7 @@ run('the administration page at /admin, in Chromium', () => {
         expect(box.left).toBeGreaterThanOrEqual(0);
         expect(box.right).toBeLessThanOrEqual(375);
       }
-      expect(await tabs.count()).toBe(6);
+      expect(await tabs.count()).toBe(8);
     }
     await page.getByRole('banner').getByRole('button', { name: 'Log out' }).click();
     await page.getByRole('heading', { name: 'Log in' }).waitFor();

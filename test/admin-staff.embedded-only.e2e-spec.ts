@@ -262,7 +262,7 @@ run('the administration page’s staff-account screens, in Chromium', () => {
     await setUp.getByRole('button', { name: 'Set up two-step verification' }).click();
     await page.getByRole('img', { name: 'QR code to scan' }).waitFor();
     expect(await page.getByRole('heading', { name: 'Turn off two-step verification' }).count()).toBe(0);
-    clerkSecret = await page.getByLabel('Key').inputValue();
+    clerkSecret = await page.getByLabel('Key', { exact: true }).inputValue();
     expect(await page.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem').count()).toBe(10);
     await page.screenshot({ path: `${DOCS}/admin-totp-setup.png`, fullPage: true });
     await page.getByLabel('Code from the app').fill(await nextCode());

@@ -74,7 +74,8 @@ describe('operator CLI: security events and audit:export (compiled, as a child p
     sessionId = randomUUID();
     await query(
       db,
-      `INSERT INTO login_session (id, employee_id, company_id, created_at, last_used_at) VALUES ($1, $2, $3, now(), now())`,
+      `INSERT INTO login_session (id, employee_id, company_id, created_at, last_used_at, proven_at)
+       VALUES ($1, $2, $3, now(), now(), now())`,
       [sessionId, employee.id, alpha],
     );
     await last(['session:revoke', '--id', sessionId]);

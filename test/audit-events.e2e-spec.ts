@@ -75,7 +75,7 @@ describe(`security events of each action (${currentTestDatabase()})`, () => {
         session_id: session.session_id,
         ip: expect.any(String),
         user_agent: UA,
-        details: {},
+        details: { method: 'password' },
       },
     ]);
     expect(events[0].occurred_at).toMatch(ISO_UTC);

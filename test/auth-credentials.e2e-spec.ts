@@ -1,4 +1,6 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { createHash, createHmac, createPublicKey, generateKeyPairSync, randomUUID } from 'node:crypto';
+import { signEdDsa } from '../src/auth/credentials/jws';
+import { TEST_SIGNING_KEY } from './support/signing-keys';
 import { ManualClock } from './support/manual-clock';
 import { QueryCounter } from '../src/database/query-counter';
 import { type Account, createAccount, createCompanies, login, type LoginBody } from './support/fixtures';
@@ -12,6 +14,9 @@ function signHs256(header: object, payload: object, secret: string): string {
   const unsigned = `${b64url(header)}.${b64url(payload)}`;
   return `${unsigned}.${createHmac('sha256', secret).update(unsigned).digest('base64url')}`;
 }
+
+/** The kid of the test apps' HS256 secret (JwtKeyRing: the first 12 hex digits of its SHA-256). */
+const hs256Kid = createHash('sha256').update(TEST_ENV.JWT_SECRET).digest('hex').slice(0, 12);
 
 /** The credential rules of docs/contract.md, in its order, for every method. */
 describe('credentials', () => {
@@ -94,25 +99,51 @@ describe('credentials', () => {
       expectError(await t.http().get('/v1/users/me').set('authorization', tampered), 401, 'error_jwt_hash_not_found');
     });
 
-    it('signed with another key', async () => {
+    it('signed with another key (another Ed25519 key under our kid, or an HS256 secret we do not hold)', async () => {
       const [header, payload] = session.jwt.split('.');
-      const forged = signHs256(
-        JSON.parse(Buffer.from(header, 'base64url').toString()),
-        JSON.parse(Buffer.from(payload, 'base64url').toString()),
-        'another-secret-that-is-32-bytes-long!!',
-      );
-      expectError(await t.http().get('/v1/users/me').set('authorization', forged), 401, 'error_jwt_hash_not_found');
+      const realHeader = JSON.parse(Buffer.from(header, 'base64url').toString());
+      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+      const otherKey = generateKeyPairSync('ed25519').privateKey;
+      const forged = [
+        signEdDsa(claims, realHeader.kid, otherKey),
+        signHs256({ alg: 'HS256', typ: 'JWT', kid: hs256Kid }, claims, 'another-secret-that-is-32-bytes-long!!'),
+      ];
+      for (const token of forged) {
+        expectError(await t.http().get('/v1/users/me').set('authorization', token), 401, 'error_jwt_hash_not_found');
+      }
+    });
+
+    it('an algorithm the key does not fix: HS256 under the Ed25519 kid, keyed with its public key; EdDSA under an HS256 kid', async () => {
+      const [header, payload] = session.jwt.split('.');
+      const realHeader = JSON.parse(Buffer.from(header, 'base64url').toString());
+      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+      const publicPem = createPublicKey(TEST_SIGNING_KEY.privateKey).export({ format: 'pem', type: 'spki' });
+      const confused = [
+        signHs256({ alg: 'HS256', typ: 'JWT', kid: realHeader.kid }, claims, publicPem.toString()),
+        `${b64url({ alg: 'EdDSA', typ: 'JWT', kid: hs256Kid })}.${payload}.${session.jwt.split('.')[2]}`,
+      ];
+      for (const token of confused) {
+        expectError(await t.http().get('/v1/users/me').set('authorization', token), 401, 'error_jwt_hash_not_found');
+      }
     });
 
     it('signed with the right key but never issued (made up, or the claims of a real token re-signed)', async () => {
       const [header, payload] = session.jwt.split('.');
       const realHeader = JSON.parse(Buffer.from(header, 'base64url').toString());
       const realClaims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+      expect(realHeader).toEqual({ alg: 'EdDSA', typ: 'JWT', kid: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+      const key = TEST_SIGNING_KEY.privateKey;
+      const hs = { alg: 'HS256', typ: 'JWT', kid: hs256Kid };
       const secret = TEST_ENV.JWT_SECRET;
-      const madeUp = signHs256(realHeader, { ...realClaims, jti: randomUUID() }, secret);
-      const reSigned = signHs256(realHeader, { ...realClaims, iat: realClaims.iat + 1 }, secret);
-      const escalated = signHs256(realHeader, { ...realClaims, cid: 999 }, secret);
-      for (const token of [madeUp, reSigned, escalated]) {
+      const madeUp = [
+        signEdDsa({ ...realClaims, jti: randomUUID() }, realHeader.kid, key),
+        signEdDsa({ ...realClaims, iat: realClaims.iat + 1 }, realHeader.kid, key),
+        signEdDsa({ ...realClaims, cid: 999 }, realHeader.kid, key),
+        // The HS256 secret still verifies (tokens from before the move), but only tokens it issued.
+        signHs256(hs, { ...realClaims, jti: randomUUID() }, secret),
+        signHs256(hs, realClaims, secret),
+      ];
+      for (const token of madeUp) {
         expectError(await t.http().get('/v1/users/me').set('authorization', token), 401, 'error_jwt_hash_not_found');
       }
       // The real token is unaffected.
@@ -120,10 +151,9 @@ describe('credentials', () => {
     });
 
     it('an HS256 token whose kid names no configured key', async () => {
-      const [header, payload] = session.jwt.split('.');
-      const realHeader = JSON.parse(Buffer.from(header, 'base64url').toString());
+      const [, payload] = session.jwt.split('.');
       const unknownKid = signHs256(
-        { ...realHeader, kid: 'nope' },
+        { alg: 'HS256', typ: 'JWT', kid: 'nope' },
         JSON.parse(Buffer.from(payload, 'base64url').toString()),
         TEST_ENV.JWT_SECRET,
       );

@@ -187,6 +187,7 @@ describe('token lifecycle', () => {
       expect(ids).toEqual(expect.arrayContaining([phone.session_id, laptop.session_id]));
       const current = list.body.sessions.find((s: { current: boolean }) => s.current);
       expect(current.id).toBe(laptop.session_id);
+      expect(current.method).toBe('password');
 
       await t.http().delete(`/v1/users/sessions/${phone.session_id}`).set('authorization', laptop.jwt).expect(204);
       expectError(await me(phone.jwt), 400, 'error_jwt_blacklisted');

@@ -26,8 +26,8 @@ describe('two-step login', () => {
       .expect(200);
     expect(res.body).toEqual({
       companies: [
-        { id: companyA.id, name: 'Alpha' },
-        { id: companyB.id, name: 'Beta' },
+        { id: companyA.id, name: 'Alpha', sso: false },
+        { id: companyB.id, name: 'Beta', sso: false },
       ],
       otp_required: false,
     });

@@ -63,13 +63,30 @@ describe.each([
       expect(login.status).toBe(200);
       const me = await call(info.api, 'GET', '/v1/users/me', { credential: (login.body as Session).jwt });
       expect(me.status).toBe(200);
+      // Every instance signs with the one key: each publishes it and takes a token another issued.
+      const [header] = (login.body as Session).jwt.split('.');
+      const { alg, kid } = JSON.parse(Buffer.from(header, 'base64url').toString()) as { alg: string; kid: string };
+      expect(alg).toBe('EdDSA');
+      for (const instance of info.instances) {
+        const jwks = await call(instance, 'GET', '/.well-known/jwks.json');
+        expect((jwks.body as { keys: Array<{ kid: string }> }).keys.map((key) => key.kid)).toEqual([kid]);
+        const there = await call(instance, 'GET', '/v1/users/me', { credential: (login.body as Session).jwt });
+        expect(there.status).toBe(200);
+      }
 
       // The printed exports, as pasted into a shell: the CLI reaches the fleet's database.
       const exports = Object.fromEntries(
         [...out.matchAll(/^export (\w+)='([^']*)'$/gm)].map(([, key, value]) => [key, value]),
       );
       expect(Object.keys(exports).sort()).toEqual(
-        ['DATABASE_DIRECT_URL', 'DATABASE_URL', 'JWT_SECRET', 'REDIS_KEY_PREFIX', 'REDIS_URL'].sort(),
+        [
+          'DATABASE_DIRECT_URL',
+          'DATABASE_URL',
+          'JWT_PRIVATE_KEY_FILE',
+          'JWT_SECRET',
+          'REDIS_KEY_PREFIX',
+          'REDIS_URL',
+        ].sort(),
       );
       const listed = await runCli(['company:list'], { ...CHILD_TEST_ENV, ...exports });
       expect({ code: listed.code, stderr: listed.stderr }).toEqual({ code: 0, stderr: '' });

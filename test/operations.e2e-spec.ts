@@ -75,10 +75,10 @@ describe('GET /metrics (prom-client)', () => {
     expect(moved('rate_limit_decisions_total{group="products",outcome="allowed"}')).toBe(5);
     expect(moved('rate_limit_decisions_total{group="products",outcome="limited"}')).toBe(1);
 
-    expect(moved('auth_logins_total{outcome="success"}')).toBe(1);
-    expect(moved('auth_logins_total{outcome="invalid_credentials"}')).toBe(1);
-    expect(moved('auth_logins_total{outcome="not_member"}')).toBe(1);
-    expect(after.has('auth_logins_total{outcome="locked"}')).toBe(true);
+    expect(moved('auth_logins_total{outcome="success",method="password"}')).toBe(1);
+    expect(moved('auth_logins_total{outcome="invalid_credentials",method="password"}')).toBe(1);
+    expect(moved('auth_logins_total{outcome="not_member",method="password"}')).toBe(1);
+    expect(after.has('auth_logins_total{outcome="locked",method="password"}')).toBe(true);
 
     await authed(t, session.jwt).post('/v1/users/logout').expect(204);
     const loggedOut = await scrape(t);

@@ -2,11 +2,18 @@ import { ModulesContainer } from '@nestjs/core';
 import { controllersOf, routeCatalogue } from '../src/common/http/route-catalogue';
 import { expectInvalid } from './support/expectations';
 import { authed, createAccount, createCompanies, login } from './support/fixtures';
+import { issueScimToken } from './support/scim';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const SHAPE = expect.objectContaining({
   error: [expect.stringMatching(/^error_[a-z_]+$/)],
   message: expect.any(String),
+});
+/** /scim answers in SCIM's error schema (RFC 7644 3.12). */
+const SCIM_SHAPE = expect.objectContaining({
+  schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+  status: expect.stringMatching(/^4\d\d$/),
+  detail: expect.any(String),
 });
 const forgedCursor = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 
@@ -43,11 +50,13 @@ const HOSTILE_VALUES = [
 describe('out-of-range ids, numbers, cursors and UUID look-alikes on every route that takes them', () => {
   let t: TestApp;
   let jwt: string;
+  let scimToken: string;
 
   beforeAll(async () => {
     t = await startTestApp();
     const [company] = await createCompanies(t, 'Range Co');
     jwt = (await login(t, await createAccount(t, [company.id], ['*']), company.id)).jwt;
+    scimToken = (await issueScimToken(t, jwt)).token;
   });
   afterAll(async () => {
     // Refused input is never logged as an error with a stack.
@@ -56,7 +65,8 @@ describe('out-of-range ids, numbers, cursors and UUID look-alikes on every route
   });
 
   const send = (method: string, path: string) => {
-    const as = authed(t, jwt);
+    // /scim/v2 takes its own bearer token (SCIM clients send `Bearer`).
+    const as = authed(t, path.startsWith('/scim/') ? `Bearer ${scimToken}` : jwt);
     if (method === 'GET') return as.get(path);
     if (method === 'DELETE') return as.delete(path);
     return as[method.toLowerCase() as 'post' | 'put' | 'patch'](path, {});
@@ -89,7 +99,9 @@ describe('out-of-range ids, numbers, cursors and UUID look-alikes on every route
     for (const { method, url } of requests) {
       const res = await send(method, url).timeout(10_000);
       if (res.status >= 500) failures.push(`${method} ${url} → ${res.status} ${JSON.stringify(res.body)}`);
-      else if (res.status >= 400 && res.status !== 429) expect(res.body).toEqual(SHAPE);
+      else if (res.status >= 400 && res.status !== 429) {
+        expect(res.body).toEqual(url.startsWith('/scim/') ? SCIM_SHAPE : SHAPE);
+      }
     }
     expect(failures).toEqual([]);
   });

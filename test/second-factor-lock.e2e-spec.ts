@@ -71,6 +71,10 @@ describe('every second-factor check counts toward the login lock', () => {
       async ({ account, jwt }) =>
       (otp) =>
         authed(t, jwt).post('/v1/users/me/mfa/totp/disable', { current_password: account.password, otp }),
+    'POST /v1/users/me/reauthenticate':
+      async ({ account, jwt }) =>
+      (otp) =>
+        authed(t, jwt).post('/v1/users/me/reauthenticate', { current_password: account.password, otp }),
   };
   // Confirming a set-up is the one check whose account does not have TOTP on yet.
   const pendingDrivers: typeof drivers = {
@@ -124,6 +128,16 @@ describe('every second-factor check counts toward the login lock', () => {
       const loginBody = { ...credentials(setUp.account), company_id: alpha.id, otp: rightCode(setUp.secret) };
       expectError(await t.http().post('/v1/users/authenticatefinish').send(loginBody), 429, RATE_LIMITED);
       clock.advance(15 * 60_000 + 1_000);
+      if (route === 'POST /v1/users/me/mfa/totp/disable') {
+        // A step-up route: the login's proof is as old as the lock's window now, so the person proves it again.
+        await authed(t, setUp.jwt)
+          .post('/v1/users/me/reauthenticate', {
+            current_password: setUp.account.password,
+            otp: rightCode(setUp.secret),
+          })
+          .expect(204);
+        clock.advance(30_000);
+      }
       expect((await send(rightCode(setUp.secret))).status).toBeLessThan(300);
     },
   );

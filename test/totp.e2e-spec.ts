@@ -121,7 +121,7 @@ describe('TOTP', () => {
     it('authenticateinit says otp_required only after the right password', async () => {
       const { account } = await enrolled();
       expect((await init(account).expect(200)).body).toEqual({
-        companies: [{ id: alpha.id, name: 'Alpha' }],
+        companies: [{ id: alpha.id, name: 'Alpha', sso: false }],
         otp_required: true,
       });
       expectError(
@@ -225,8 +225,10 @@ describe('TOTP', () => {
         'error_permission_denied',
       );
       expect((await init(account).expect(200)).body.otp_required).toBe(true);
-      expectError(await authed(t, ownerJwt).post('/v1/users/987654/mfa/reset'), 404, 'error_not_found');
-      await authed(t, ownerJwt).post(`/v1/users/${account.id}/mfa/reset`).expect(204);
+      // A step-up action: the suite's own login is long past, so the owner signs in again.
+      const freshJwt = (await login(t, owner, alpha.id)).jwt;
+      expectError(await authed(t, freshJwt).post('/v1/users/987654/mfa/reset'), 404, 'error_not_found');
+      await authed(t, freshJwt).post(`/v1/users/${account.id}/mfa/reset`).expect(204);
       expect((await init(account).expect(200)).body.otp_required).toBe(false);
       expect(await auditRows(t, alpha.id, 'mfa.disabled')).toContainEqual(
         expect.objectContaining({ actor_id: String(owner.id), subject_id: String(account.id) }),

@@ -4,11 +4,15 @@ import { Alert, useLoad } from './components';
 import { holds } from './permissions';
 import { Account as AccountScreen } from './screens/Account';
 import { Activity } from './screens/Activity';
+import { EventStreams } from './screens/EventStreams';
 import { ApiKeys } from './screens/ApiKeys';
 import { Employees } from './screens/Employees';
 import { Home } from './screens/Home';
+import { Limits } from './screens/Limits';
 import { Login } from './screens/Login';
 import { Sessions } from './screens/Sessions';
+import { Sso } from './screens/Sso';
+import { StepUpPrompt } from './StepUpPrompt';
 import {
   authed,
   endSession,
@@ -20,13 +24,13 @@ import {
   useLogin,
 } from './session';
 
-type Screen = 'home' | 'account' | 'sessions' | 'apikeys' | 'employees' | 'activity';
+type Screen = 'home' | 'account' | 'sessions' | 'apikeys' | 'employees' | 'activity' | 'limits' | 'sso';
 
 /** The screen lives in the hash (never the token), so reload and the back button keep it. */
 function useScreen(): [Screen, (screen: Screen) => void] {
   const read = (): Screen => {
     const name = window.location.hash.replace(/^#\/?/, '');
-    const screens: Screen[] = ['account', 'sessions', 'apikeys', 'employees', 'activity'];
+    const screens: Screen[] = ['account', 'sessions', 'apikeys', 'employees', 'activity', 'limits', 'sso'];
     return screens.includes(name as Screen) ? (name as Screen) : 'home';
   };
   const [screen, setScreen] = useState<Screen>(read);
@@ -82,6 +86,8 @@ function Shell({ account }: { account: Account }) {
     { id: 'apikeys', label: 'API keys', shown: holds(held, 'apikeys:manage') },
     { id: 'employees', label: 'Employees', shown: holds(held, 'users:read') || holds(held, 'users:write') },
     { id: 'activity', label: 'Activity', shown: holds(held, 'auditevents:read') },
+    { id: 'limits', label: 'Limits', shown: holds(held, 'auditevents:read') },
+    { id: 'sso', label: 'Single sign-on', shown: holds(held, 'sso:manage') },
   ];
   const visible = tabs.filter((t) => t.shown);
   // A screen the user may not use (a stale link, or permissions just narrowed) falls back to Home.
@@ -152,7 +158,14 @@ function Shell({ account }: { account: Account }) {
         {current === 'sessions' && <Sessions />}
         {current === 'apikeys' && me.data && <ApiKeys key={account.jwt} held={held} />}
         {current === 'employees' && me.data && <Employees key={account.jwt} held={held} selfId={account.employee.id} />}
-        {current === 'activity' && me.data && <Activity key={account.jwt} held={held} companyId={account.company.id} />}
+        {current === 'activity' && me.data && (
+          <div className="stack">
+            <Activity key={account.jwt} held={held} companyId={account.company.id} />
+            <EventStreams key={`streams-${account.jwt}`} />
+          </div>
+        )}
+        {current === 'limits' && me.data && <Limits key={account.jwt} sessionId={account.session_id} />}
+        {current === 'sso' && me.data && <Sso key={account.jwt} held={held} />}
       </main>
     </div>
   );
@@ -177,5 +190,10 @@ export function App() {
       </main>
     );
   }
-  return <Shell account={account} />;
+  return (
+    <>
+      <Shell account={account} />
+      <StepUpPrompt />
+    </>
+  );
 }

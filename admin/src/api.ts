@@ -3,6 +3,8 @@
 export interface Company {
   id: number;
   name: string;
+  /** In authenticateinit's list: the company signs its staff in through its identity provider only. */
+  sso?: boolean;
 }
 
 export interface Employee {
@@ -33,6 +35,7 @@ export interface Session {
   id: string;
   created_at: string;
   last_used_at: string | null;
+  method: 'password' | 'sso' | 'passkey';
   ip: string | null;
   user_agent: string | null;
   current: boolean;
@@ -47,6 +50,38 @@ export interface ApiKey {
   permissions: string[];
   created_at: string;
   last_used_at: string | null;
+}
+
+/** GET /v1/ratelimits/company: the Limits screen's one read. */
+export interface CompanyRateLimits {
+  limits: Array<{
+    method: string;
+    group: string;
+    capacity: number;
+    effective_capacity: number;
+    period_seconds: number;
+  }>;
+  overrides: Array<{
+    id: number;
+    api_key_id: string | null;
+    method: string;
+    group: string;
+    limit: number;
+    mode: 'enforce' | 'shadow';
+    expires_at: string | null;
+  }>;
+  limited: Array<{
+    kind: 'jwt' | 'api_key';
+    credential_id: string;
+    employee: { id: number; email: string };
+    method: string;
+    group: string;
+    refused: number;
+    shadow_limited: number;
+    first_at: string;
+    last_at: string;
+  }>;
+  window_seconds: number;
 }
 
 export interface CompanyEmployee extends Employee {

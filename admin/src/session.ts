@@ -1,6 +1,7 @@
 import { create } from 'zustand';
 import { persist, type PersistStorage, type StorageValue } from 'zustand/middleware';
 import { type Account, ApiError, describeError, request, SESSION_ENDING_CODES } from './api';
+import { askStepUp } from './step-up';
 
 /** The storage key of source §5.6: staff copy `state.account.jwt` from here. */
 export const STORAGE_KEY = 'MAIN::LoginAccount';
@@ -122,8 +123,11 @@ export async function authed<T>(method: string, path: string, body?: unknown): P
     return await request<T>(method, path, { token, body });
   } catch (error) {
     endIfSessionGone(error);
-    throw error;
+    if (!(error instanceof ApiError) || error.code !== 'error_reauthentication_required') throw error;
   }
+  // A step-up action (docs/contract.md): the prompt proves the person again, then the action goes on by itself.
+  await askStepUp();
+  return authed<T>(method, path, body);
 }
 
 let refreshing: Promise<void> | null = null;

@@ -1,3 +1,4 @@
+import { passkeyCountColumn } from '../passkeys/passkey-records';
 import { timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
@@ -23,14 +24,15 @@ interface ApiKeyRow extends OwnerColumns {
   secret_hash: string;
   permissions: Grant[];
   revoked_at: Date | null;
+  created_at: Date;
   owner_permissions: Grant[] | null;
 }
 
 const API_KEY_ID = /^[A-Za-z0-9_-]{8,40}$/;
 
 /** The key and who it acts as, in one statement; a LEFT JOIN on membership finds a removed member's key. */
-const LOOK_UP = `SELECT k.id, k.secret_hash, k.employee_id, k.company_id, k.permissions, k.revoked_at,
-       m.permissions AS owner_permissions, ${OWNER_COLUMNS}
+const LOOK_UP = `SELECT k.id, k.secret_hash, k.employee_id, k.company_id, k.permissions, k.revoked_at, k.created_at,
+       m.permissions AS owner_permissions, ${OWNER_COLUMNS}, ${passkeyCountColumn('e.id')} AS employee_passkeys
   FROM api_key k
   ${employeeJoin('e', 'k.employee_id')}
   ${companyJoin('c', 'k.company_id')}
@@ -83,7 +85,12 @@ export class ApiKeyStrategy implements CredentialStrategy {
       credentialId: row.id,
       ...ownerOf(row),
     };
-    return { status: 'valid', principal, expiresAtMs: Number.POSITIVE_INFINITY };
+    return {
+      status: 'valid',
+      principal,
+      issuedAtMs: new Date(row.created_at).getTime(),
+      expiresAtMs: Number.POSITIVE_INFINITY,
+    };
   }
 
   recordUse(keyId: string, at: Date): Promise<unknown> {

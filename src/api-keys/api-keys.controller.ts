@@ -15,7 +15,7 @@ export class ApiKeysController {
   constructor(private readonly apiKeys: ApiKeysService) {}
 
   @Post()
-  @Auth({ permission: 'apikeys:manage', jwtOnly: true })
+  @Auth({ permission: 'apikeys:manage', jwtOnly: true, stepUp: true })
   @ApiOperation({ summary: 'Issue an API key (key:secret) with a subset of your permissions' })
   @NoStore()
   @ApiCreatedResponse({ type: CreatedApiKeyDto, headers: NO_STORE_HEADERS })

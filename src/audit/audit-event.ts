@@ -10,6 +10,7 @@ export const AUDIT_EVENT_TYPES = [
   'session.refresh_reuse',
   'session.logged_out',
   'session.revoked',
+  'session.reauthenticated',
   'company.switched',
   'apikey.created',
   'apikey.revoked',
@@ -25,14 +26,25 @@ export const AUDIT_EVENT_TYPES = [
   'password.reset',
   'mfa.enabled',
   'mfa.disabled',
+  'passkey.added',
+  'passkey.removed',
   'ratelimit.override_set',
   'ratelimit.override_removed',
+  'sso.connection_changed',
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
 /** `details.reason` of `login.failed`. */
-export type LoginFailureReason = 'invalid_credentials' | 'locked' | 'not_member' | 'otp_required' | 'otp_invalid';
+export type LoginFailureReason =
+  | 'invalid_credentials'
+  | 'locked'
+  | 'not_member'
+  | 'otp_required'
+  | 'otp_invalid'
+  | 'sso_required'
+  | 'sso_failed'
+  | 'passkey_invalid';
 
 export type AuditActorKind = 'employee' | 'api_key' | 'operator' | 'anonymous';
 

@@ -7,10 +7,9 @@ import { APP_LOGGER } from '../common/logging/logging.module';
 import type { AppLogger } from '../common/logging/logger';
 import { AppMetrics } from '../common/metrics/app-metrics';
 import type { AuditEventInput, AuditEventType } from './audit-event';
-import { AuditEvent } from './audit-event.entity';
 import { type AuditEventJson, toAuditEventJson } from './audit-event-json';
-
-export const USER_AGENT_MAX_LENGTH = 256;
+import type { AuditOutbox } from './audit-outbox';
+import { toEntity, toRow } from './audit-event-row';
 
 const COLUMNS = [
   'company_id',
@@ -57,6 +56,8 @@ const STATE = Symbol('audit');
  */
 @Injectable()
 export class AuditRecorder implements OnModuleInit {
+  private outbox: AuditOutbox | null = null;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly clock: Clock,
@@ -90,6 +91,23 @@ export class AuditRecorder implements OnModuleInit {
     (this.dataSource.subscribers as EntitySubscriberInterface[]).push(subscriber);
   }
 
+  /** Every event from now on also writes what `outbox` adds, in the same statement (see {@link AuditOutbox}). */
+  useOutbox(outbox: AuditOutbox): void {
+    this.outbox = outbox;
+  }
+
+  /**
+   * The event INSERT `insert` (ending in `RETURNING …`) as one statement with the outbox's fan-out, when there
+   * is an outbox: the rows come back in id order, which is the order of the VALUES.
+   */
+  private withOutbox(insert: string, returning: string): string {
+    if (this.outbox === null) return `${insert} RETURNING ${returning}`;
+    const columns = new Set([...returning.split(', '), 'company_id', 'occurred_at']);
+    return `WITH inserted AS (${insert} RETURNING ${[...columns].join(', ')}),
+         fan_out AS (${this.outbox.fanOutSql('inserted')})
+         SELECT ${returning} FROM inserted ORDER BY id`;
+  }
+
   /** Stores the events with one INSERT through `manager`; see the class comment for when they are announced. */
   async record(manager: EntityManager, event: AuditEventInput | AuditEventInput[]): Promise<void> {
     const events = Array.isArray(event) ? event : [event];
@@ -103,7 +121,7 @@ export class AuditRecorder implements OnModuleInit {
       return `(${row.map((_, i) => `$${start + i + 1}`).join(', ')})`;
     });
     const inserted: Array<{ id: string }> = await manager.query(
-      `INSERT INTO audit_events (${COLUMNS.join(', ')}) VALUES ${tuples.join(', ')} RETURNING id`,
+      this.withOutbox(`INSERT INTO audit_events (${COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`, 'id'),
       values,
     );
     const stored = events.map((input, i) => toAuditEventJson(toEntity(input, occurredAt, inserted[i].id)));
@@ -137,12 +155,14 @@ export class AuditRecorder implements OnModuleInit {
     const match = 'employeeId' in account ? 'e.id = $10' : 'lower(e.email) = $10';
     const inserted: Array<{ id: string; company_id: number; subject_id: string; subject_email: string }> =
       await manager.query(
-        `INSERT INTO audit_events (${COLUMNS.join(', ')})
-         SELECT m.company_id, $1::timestamptz, $2, $3, $4, $5, 'employee', e.id::text, e.email, $6::uuid, $7, $8,
-                $9::jsonb
-           ${employeeFrom('e')} ${membershipJoin('m', 'e.id', null)}
-          WHERE ${match}
-         RETURNING id, company_id, subject_id, subject_email`,
+        this.withOutbox(
+          `INSERT INTO audit_events (${COLUMNS.join(', ')})
+           SELECT m.company_id, $1::timestamptz, $2, $3, $4, $5, 'employee', e.id::text, e.email, $6::uuid, $7, $8,
+                  $9::jsonb
+             ${employeeFrom('e')} ${membershipJoin('m', 'e.id', null, 'JOIN', 'include')}
+            WHERE ${match}`,
+          'id, company_id, subject_id, subject_email',
+        ),
         [
           ...[row[1], row[2], row[3], row[4], row[5], row[9], row[10], row[11], row[12]],
           'employeeId' in account ? account.employeeId : account.email.trim().toLowerCase(),
@@ -179,57 +199,11 @@ export class AuditRecorder implements OnModuleInit {
       this.metrics.authEvent(event.type);
       this.logger.info({ event }, 'audit');
     }
+    this.outbox?.committed(events);
   }
 }
 
 function stateOf(runner: QueryRunner): RunnerAuditState {
   const data = runner.data as { [STATE]?: RunnerAuditState };
   return (data[STATE] ??= { depth: 0, pending: [] });
-}
-
-/** At most 256 characters, never ending in half of a surrogate pair. */
-export function cutUserAgent(userAgent: string | null | undefined): string | null {
-  if (userAgent === null || userAgent === undefined) return null;
-  if (userAgent.length <= USER_AGENT_MAX_LENGTH) return userAgent;
-  const cut = userAgent.slice(0, USER_AGENT_MAX_LENGTH);
-  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
-}
-
-function toRow(input: AuditEventInput, occurredAt: Date): unknown[] {
-  const subject = input.subject ?? null;
-  return [
-    input.companyId,
-    occurredAt,
-    input.type,
-    input.actor.kind,
-    input.actor.id === null ? null : String(input.actor.id),
-    input.actor.email,
-    subject?.kind ?? null,
-    subject === null ? null : String(subject.id),
-    subject?.email ?? null,
-    input.sessionId ?? null,
-    input.ip ?? null,
-    cutUserAgent(input.userAgent),
-    JSON.stringify(input.details ?? {}),
-  ];
-}
-
-function toEntity(input: AuditEventInput, occurredAt: Date, id: string): AuditEvent {
-  const subject = input.subject ?? null;
-  return {
-    id: String(id),
-    companyId: input.companyId,
-    occurredAt,
-    type: input.type,
-    actorKind: input.actor.kind,
-    actorId: input.actor.id === null ? null : String(input.actor.id),
-    actorEmail: input.actor.email,
-    subjectKind: subject?.kind ?? null,
-    subjectId: subject === null ? null : String(subject.id),
-    subjectEmail: subject?.email ?? null,
-    sessionId: input.sessionId ?? null,
-    ip: input.ip ?? null,
-    userAgent: cutUserAgent(input.userAgent),
-    details: input.details ?? {},
-  };
 }

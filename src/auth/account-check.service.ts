@@ -6,7 +6,7 @@ import { AuditRecorder } from '../audit/audit-recorder.service';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import type { ClientInfo } from '../common/http/client-info';
-import { AppMetrics } from '../common/metrics/app-metrics';
+import { AppMetrics, type LoginMetricMethod } from '../common/metrics/app-metrics';
 import { RATE_LIMIT_STORAGE, type RateLimitStorage } from '../counters/rate-limit-storage';
 import type { Employee } from '../employee/employee.entity';
 import { EmployeeService } from '../employee/employee.service';
@@ -103,6 +103,27 @@ export class AccountCheck {
   }
 
   /**
+   * A passkey's signature for `account` (`verify` checks it), under the account's login lock: refused while locked,
+   * and a failure counts toward the lock and records `login.failed` (`passkey_invalid`) like a wrong password.
+   * A passkey is both factors, so a success clears the count.
+   */
+  async provePasskey(
+    account: Pick<Employee, 'id' | 'email'>,
+    verify: () => Promise<boolean>,
+    client: ClientInfo,
+  ): Promise<void> {
+    const lockKey = lockKeyOf(account.email);
+    await this.refuseWhileLocked(lockKey, { employeeId: account.id }, client, 'passkey');
+    if (!(await verify())) {
+      await this.counters.hitWindow(lockKey, FAILED_LOGIN_WINDOW_MS, FAILED_LOGIN_LIMIT);
+      this.metrics.login('invalid_credentials', 'passkey');
+      await this.recordFailure({ employeeId: account.id }, 'passkey_invalid', client);
+      throw new ApiError(ErrorCode.InvalidCredentials, HttpStatus.UNAUTHORIZED, 'The passkey could not be verified.');
+    }
+    await this.counters.reset(lockKey);
+  }
+
+  /**
    * The same answer, in about the same time, for an unknown e-mail and a wrong password. Locked-out e-mails
    * are refused before any password is checked, whether or not they exist. Also the check of a current password
    * before an account change (which therefore counts toward the same lock).
@@ -131,11 +152,12 @@ export class AccountCheck {
     lockKey: string,
     account: { employeeId: number } | { email: string },
     client: ClientInfo,
+    method: LoginMetricMethod = 'password',
   ): Promise<void> {
     const failures = await this.counters.peekWindow(lockKey, FAILED_LOGIN_WINDOW_MS, FAILED_LOGIN_LIMIT);
     // While Redis is away the storage counts this instance's share of the limit only (record.limit).
     if (failures.hits < (failures.limit ?? FAILED_LOGIN_LIMIT)) return;
-    this.metrics.login('locked');
+    this.metrics.login('locked', method);
     await this.recordFailure(account, 'locked', client);
     throw ApiError.accountRateLimited(failures.secondsLeft, 'Too many failed logins for this e-mail; try again later.');
   }

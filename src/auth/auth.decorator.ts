@@ -5,14 +5,32 @@ import type { Permission } from '../permissions/permission';
 import type { Principal } from './credentials/principal';
 
 export type AuthRule =
-  | { public: true }
+  | {
+      public: true;
+      /**
+       * The route's own guard that checks a credential of another kind (SCIM's bearer tokens): the global guard
+       * asks for no JWT or API key, and the route table names who does.
+       */
+      by?: string;
+    }
   | {
       public: false;
       /** The permission the route needs; none means any valid credential of the company. */
       permission?: Permission;
       /** Login-session routes (logout, switch, sessions, issuing keys) that an API key may not call. */
       jwtOnly?: boolean;
+      /** Service-to-service routes (token introspection) that a login token may not call. */
+      apiKeyOnly?: boolean;
+      /**
+       * Step-up: a login token's session must have proven its person within {@link STEP_UP_WINDOW_MS}
+       * (401 error_reauthentication_required otherwise). An API key has no person to prove and is not asked;
+       * add `jwtOnly` where an API key must not call the route at all.
+       */
+      stepUp?: boolean;
     };
+
+/** docs/contract.md, Passkeys and step-up: a proof of the person counts for 15 minutes. */
+export const STEP_UP_WINDOW_MS = 15 * 60 * 1000;
 
 /**
  * The typed metadata behind {@link Public} and {@link Auth}; the guard reads it with
@@ -24,10 +42,19 @@ export const AuthRuleMetadata = Reflector.createDecorator<AuthRule>();
 export const Public = () => AuthRuleMetadata({ public: true });
 
 /**
+ * Routes whose callers are other systems with a credential of their own (SCIM clients send `Bearer <token>`):
+ * outside the JWT and API-key strategies, so the global guard treats them as public (the query-string
+ * credential is still refused), and the controller's own guard, named here, admits them.
+ */
+export const OwnCredential = (by: string) => AuthRuleMetadata({ public: true, by });
+
+/**
  * The route needs a credential — and `permission`, when given. The OpenAPI document derives the answers this
  * implies (400/401/403) from the same rule (auth-openapi.ts), so they cannot drift apart.
  */
-export function Auth(options: { permission?: Permission; jwtOnly?: boolean } = {}) {
+export function Auth(
+  options: { permission?: Permission; jwtOnly?: boolean; apiKeyOnly?: boolean; stepUp?: boolean } = {},
+) {
   const rule: AuthRule = { public: false, ...options };
   return applyDecorators(AuthRuleMetadata(rule), ApiSecurity('Authorization'));
 }

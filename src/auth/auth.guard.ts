@@ -1,10 +1,11 @@
 import { CanActivate, ExecutionContext, HttpStatus, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import { type PlanPart, RoutePlans } from '../common/http/route-plan';
 import { grants } from '../permissions/permission';
-import { type AuthRule, AuthRuleMetadata } from './auth.decorator';
+import { type AuthRule, AuthRuleMetadata, STEP_UP_WINDOW_MS } from './auth.decorator';
 import { CredentialService } from './credentials/credential.service';
 import type { CredentialVerdict, Principal } from './credentials/principal';
 
@@ -32,6 +33,13 @@ const REFUSALS: Record<Exclude<CredentialVerdict['status'], 'valid'>, () => ApiE
   expired: () => new ApiError(ErrorCode.JwtExpired, HttpStatus.BAD_REQUEST, 'The token has expired; refresh it.'),
 };
 
+const reauthenticationRequired = () =>
+  new ApiError(
+    ErrorCode.ReauthenticationRequired,
+    HttpStatus.UNAUTHORIZED,
+    'This action needs you to prove who you are again: POST /v1/users/me/reauthenticate, then retry.',
+  );
+
 const permissionDenied = (message: string) => new ApiError(ErrorCode.PermissionDenied, HttpStatus.FORBIDDEN, message);
 
 /**
@@ -47,6 +55,7 @@ export class AuthGuard implements CanActivate {
   constructor(
     private readonly plans: RoutePlans,
     private readonly credentials: CredentialService,
+    private readonly clock: Clock,
   ) {
     this.access = plans.part('access', (route) => route.rule(AuthRuleMetadata));
   }
@@ -73,7 +82,7 @@ export class AuthGuard implements CanActivate {
     rule: AuthRule & { public: false },
     request: FastifyRequest & { principal?: Principal },
     verdict: CredentialVerdict,
-  ): boolean {
+  ): boolean | Promise<boolean> {
     if (verdict.status !== 'valid') throw REFUSALS[verdict.status]();
     const { principal } = verdict;
     // Here, where the credential is used, and not where the rate limiter asks about it (that must cost no I/O).
@@ -81,10 +90,21 @@ export class AuthGuard implements CanActivate {
     if (rule.jwtOnly && principal.kind !== 'jwt') {
       throw permissionDenied('This operation needs a login token (JWT); API keys cannot call it.');
     }
+    if (rule.apiKeyOnly && principal.kind !== 'api_key') {
+      throw permissionDenied('This operation needs an API key; login tokens (JWT) cannot call it.');
+    }
     if (rule.permission && !grants(principal.permissions, rule.permission)) {
       throw permissionDenied(`This operation needs the permission ${rule.permission}.`);
     }
     request.principal = principal;
+    // Only step-up routes read the proof, and only for a login token: an API key has no person to ask.
+    return rule.stepUp && principal.kind === 'jwt' ? this.requireFreshProof(principal) : true;
+  }
+
+  /** Read at each use, not cached with the credential: a reauthentication on any instance counts at once. */
+  private async requireFreshProof(principal: Principal): Promise<boolean> {
+    const provenAt = await this.credentials.provenAt(principal);
+    if (!provenAt || this.clock.nowMs() - provenAt.getTime() > STEP_UP_WINDOW_MS) throw reauthenticationRequired();
     return true;
   }
 }

@@ -5,12 +5,14 @@ import { EmployeeModule } from '../employee/employee.module';
 import { RevocationModule } from '../revocation/revocation.module';
 import { AccountCheck } from './account-check.service';
 import { AuthGuard } from './auth.guard';
+import { JwksController } from './jwks.controller';
 import { CREDENTIAL_STRATEGIES, type CredentialStrategy } from './credentials/credential-strategy';
 import { CredentialService } from './credentials/credential.service';
 import { JwtKeyRing } from './credentials/jwt-key-ring';
 import { UsageRecorder } from './credentials/usage-recorder';
 import { SecondFactorService } from './mfa/second-factor.service';
-import { TotpSecretBox } from './mfa/totp-secret-box';
+import { SEALED_COLUMNS, type SealedColumn, SealedColumnsResealer, TOTP_SECRETS } from './mfa/sealed-columns';
+import { SsoSecretBox, TotpSecretBox } from './mfa/totp-secret-box';
 
 /**
  * Checking credentials: an account's (e-mail, password, second factor, under the e-mail's lock) and a request's
@@ -20,9 +22,22 @@ import { TotpSecretBox } from './mfa/totp-secret-box';
  */
 @Module({
   imports: [EmployeeModule, RevocationModule, RoutePlanModule],
+  controllers: [JwksController],
   providers: [
     { provide: JwtKeyRing, inject: [AppConfig], useFactory: (config: AppConfig) => JwtKeyRing.fromConfig(config) },
-    { provide: TotpSecretBox, inject: [JwtKeyRing], useFactory: (ring: JwtKeyRing) => new TotpSecretBox(ring) },
+    {
+      provide: TotpSecretBox,
+      inject: [JwtKeyRing, AppConfig],
+      useFactory: (ring: JwtKeyRing, config: AppConfig) => new TotpSecretBox(ring, config.encryptionKey),
+    },
+    {
+      provide: SsoSecretBox,
+      inject: [JwtKeyRing, AppConfig],
+      useFactory: (ring: JwtKeyRing, config: AppConfig) => new SsoSecretBox(ring, config.encryptionKey),
+    },
+    // Modules owning another sealed column add theirs to this array (see SEALED_COLUMNS).
+    { provide: SEALED_COLUMNS, useFactory: (): SealedColumn[] => [TOTP_SECRETS] },
+    SealedColumnsResealer,
     // Filled by the strategies themselves as their modules create them (see CREDENTIAL_STRATEGIES).
     { provide: CREDENTIAL_STRATEGIES, useFactory: (): CredentialStrategy[] => [] },
     SecondFactorService,
@@ -40,6 +55,8 @@ import { TotpSecretBox } from './mfa/totp-secret-box';
     AccountCheck,
     SecondFactorService,
     TotpSecretBox,
+    SEALED_COLUMNS,
+    SsoSecretBox,
   ],
 })
 export class AuthModule {}

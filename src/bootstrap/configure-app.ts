@@ -1,11 +1,13 @@
 import { VersioningType } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { registerFormBody } from '../common/http/form-body';
 import { registerMultipart } from '../common/http/multipart';
 import type { AppLogger } from '../common/logging/logger';
 import { loggableUrl } from '../common/logging/logger';
 import { AppConfig } from '../config/app-config';
 import { AppMetrics } from '../common/metrics/app-metrics';
 import { RateLimitHeaders } from '../rate-limit/rate-limit-headers';
+import { configureScimHttp } from '../scim/scim-body';
 import { registerAdminPage } from './admin-page';
 import { corsPolicy } from './cors';
 import { installRequestHooks } from './request-hooks';
@@ -24,6 +26,11 @@ export function configureApp(app: NestFastifyApplication, logger: AppLogger): vo
   fastify.removeContentTypeParser(['text/plain']);
   // multipart/form-data only where a route asks for it (file uploads); JSON stays the rule everywhere else.
   registerMultipart(app, app.get(AppConfig).filesMaxBytes);
+  // /scim/v2 (SCIM 2.0) is not versioned (its controllers declare no version) and takes application/scim+json.
+  configureScimHttp(fastify);
+  // application/x-www-form-urlencoded only where a route asks for it (token introspection,
+  // OpenID back-channel logout).
+  registerFormBody(fastify);
 
   installRequestHooks(fastify, {
     cors: corsPolicy(app.get(AppConfig).corsOrigins),

@@ -83,6 +83,7 @@ function describeOperation(
   add(auth.codes);
   if (auth.public) operation.security = [];
   if (auth.forbidden && !explained.has(403)) explained.set(403, auth.forbidden);
+  if (auth.unauthorized) explained.set(401, [explained.get(401), auth.unauthorized].filter(Boolean).join('; '));
   if (route.rateLimited || declared.accountLimit !== false) add([ErrorCode.RateLimitExceed]);
   dropQueryExamples(operation);
 

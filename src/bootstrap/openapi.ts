@@ -106,7 +106,10 @@ export function createOpenApiDocument(app: INestApplication, options = { strict:
           '(`{ip}|{METHOD}|{group}|{token hash}`, the hash being the first 16 hex characters of the SHA-256 of the ' +
           'Authorization header, or `-` without a valid credential). Error answers are shared under ' +
           '`components/responses`; what an operation adds about its own answers is in its description. ' +
-          'Unknown body fields and unknown query parameters are refused with 400 `error_validation`.',
+          'Unknown body fields and unknown query parameters are refused with 400 `error_validation`. ' +
+          'SCIM 2.0 provisioning at `/scim/v2` (Bearer tokens from `/v1/scim/tokens`, `application/scim+json`, ' +
+          "SCIM's error schema) is left out of this document on purpose: it describes itself at " +
+          '`/scim/v2/ServiceProviderConfig`, `/scim/v2/ResourceTypes` and `/scim/v2/Schemas`.',
       )
       .setVersion('1')
       .addServer('/', 'The instance serving this document')

@@ -60,6 +60,12 @@ describe('loadConfig', () => {
     [{ NODE_ENV: 'staging' }, 'NODE_ENV'],
     [{ NODE_ENV: 'production' }, 'JWT_SECRET'],
     [{ JWT_SECRET: 'short' }, 'JWT_SECRET'],
+    [{ NODE_ENV: 'production', JWT_PRIVATE_KEY_FILE: __filename }, 'ENCRYPTION_KEY'],
+    [{ JWT_PRIVATE_KEY_FILE: '/nonexistent/key.pem' }, 'JWT_PRIVATE_KEY_FILE'],
+    [{ JWT_PRIVATE_KEY_FILE: __filename }, 'JWT_PRIVATE_KEY_FILE'],
+    [{ JWT_PUBLIC_KEY_FILES: `${__filename}` }, 'JWT_PUBLIC_KEY_FILES'],
+    [{ ENCRYPTION_KEY: 'dG9vIHNob3J0' }, 'ENCRYPTION_KEY'],
+    [{ ENCRYPTION_KEY: 'not base64 at all!' }, 'ENCRYPTION_KEY'],
     [{ DATABASE_URL: 'mysql://u:p@h/db' }, 'DATABASE_URL'],
     [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
     [{ REDIS_URL: 'http://localhost:6379' }, 'REDIS_URL'],
@@ -152,6 +158,28 @@ describe('CORS_ORIGINS', () => {
     const error = errorOf({ CORS_ORIGINS: value });
     expect(error.key).toBe('CORS_ORIGINS');
     expect(error.message).toContain(value);
+  });
+});
+
+describe('WEBAUTHN_RP_ID and WEBAUTHN_ORIGINS', () => {
+  it('default to localhost and the port the service listens on', () => {
+    const config = loadConfig({ PORT: '4100' });
+    expect([config.webauthnRpId, config.webauthnOrigins]).toEqual(['localhost', ['http://localhost:4100']]);
+    const set = loadConfig({
+      WEBAUTHN_RP_ID: 'example.com',
+      WEBAUTHN_ORIGINS: 'https://admin.example.com,https://example.com',
+    });
+    expect(set.webauthnOrigins).toEqual(['https://admin.example.com', 'https://example.com']);
+  });
+
+  it.each([
+    [{ WEBAUTHN_RP_ID: '10.0.0.1:80' }, 'WEBAUTHN_RP_ID'],
+    [{ WEBAUTHN_RP_ID: 'example.com', WEBAUTHN_ORIGINS: 'http://example.com' }, 'WEBAUTHN_ORIGINS'],
+    [{ WEBAUTHN_RP_ID: 'example.com', WEBAUTHN_ORIGINS: 'https://example.org' }, 'WEBAUTHN_ORIGINS'],
+    [{ WEBAUTHN_RP_ID: 'example.com', WEBAUTHN_ORIGINS: 'https://badexample.com' }, 'WEBAUTHN_ORIGINS'],
+    [{ WEBAUTHN_RP_ID: 'example.com', WEBAUTHN_ORIGINS: 'https://example.com/' }, 'WEBAUTHN_ORIGINS'],
+  ])('refuses %j (plain http off localhost, another site, a path)', (env, key) => {
+    expect(errorOf(env as Record<string, string>).key).toBe(key);
   });
 });
 

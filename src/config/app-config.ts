@@ -1,9 +1,14 @@
+import type { KeyObject } from 'node:crypto';
 import { readDatabaseConfig } from './database-config';
 import { boolean, type Env, integer, oneOf, positiveNumber } from './env-values';
 import { readFilesConfig } from './files-config';
 import { readNetworkConfig, type TrustProxy } from './network-config';
+import { readWebauthnConfig } from './webauthn-config';
 import { readRedisConfig } from './redis-config';
+import { readStreamsConfig } from './streams-config';
 import { readJwtSecrets, readMetricsToken } from './secrets-config';
+import { readEncryptionKey, readSigningKeys } from './signing-keys-config';
+import { readSsoConfig } from './sso-config';
 
 export { ConfigError } from './env-values';
 export type { TrustProxy } from './network-config';
@@ -52,7 +57,16 @@ export class AppConfig {
   readonly jwtSecret?: string;
   /** Secrets that signed tokens still in circulation: verified, never used to sign. */
   readonly jwtPreviousSecrets!: string[];
+  /** The Ed25519 key that signs (JWT_PRIVATE_KEY_FILE); `undefined`: HS256 under `jwtSecret`, or a generated key. */
+  readonly jwtPrivateKey?: KeyObject;
+  /** Public keys of earlier private keys (JWT_PUBLIC_KEY_FILES): verified and published, never used to sign. */
+  readonly jwtPublicKeys!: KeyObject[];
+  /** The key of the secrets stored sealed; `undefined`: derived from the JWT secret. */
+  readonly encryptionKey?: Buffer;
   readonly rateLimitScale!: number;
+  /** The passkeys' relying party ID (a host name) and the browser origins whose ceremonies are accepted. */
+  readonly webauthnRpId!: string;
+  readonly webauthnOrigins!: string[];
   readonly trustProxy!: TrustProxy;
   readonly migrationsRun!: boolean;
   /** Demo data on first start: always on an empty embedded database unless false, on PostgreSQL only when true. */
@@ -69,12 +83,25 @@ export class AppConfig {
    * loopback server of a test). Cloud metadata addresses stay refused whatever this says.
    */
   readonly filesFetchAllowlist!: string[];
+  /**
+   * Host names, IPs or CIDRs that security-event streams may deliver to even when private (a test's loopback
+   * receiver). Cloud metadata addresses stay refused whatever this says.
+   */
+  readonly streamsAllowlist!: string[];
+  /** One delivery attempt's whole budget (connect, request, answer). */
+  readonly streamsDeliveryTimeoutMs!: number;
+  /** First retry delay of a failing stream; it doubles per failure, up to an hour. */
+  readonly streamsRetryBaseMs!: number;
+  /** How often an instance looks for deliveries written by other instances while any stream is active. */
+  readonly streamsPollMs!: number;
   /** Browser origins allowed to call the API (exact `scheme://host[:port]`); empty: no CORS headers at all. */
   readonly corsOrigins!: string[];
   /** Security events older than this many days are deleted; 0 keeps them forever. */
   readonly auditRetentionDays!: number;
   /** When set, `GET /metrics` answers only `Authorization: Bearer <metricsToken>`. */
   readonly metricsToken?: string;
+  /** Hosts (`host[:port]`) whose SSO issuer may be `http://`: development and tests only. */
+  readonly ssoInsecureIssuers!: string[];
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -106,6 +133,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     ...database,
     ...readRedisConfig(env),
     ...secrets,
+    ...readSigningKeys(env),
+    encryptionKey: readEncryptionKey(env),
     rateLimitScale: positiveNumber(env, 'RATE_LIMIT_SCALE', 1),
     migrationsRun: boolean(env, 'MIGRATIONS_RUN') ?? true,
     seedDemo: boolean(env, 'SEED_DEMO'),
@@ -122,7 +151,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     },
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 300_000),
     ...readFilesConfig(env),
+    ...readStreamsConfig(env),
     auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 365, 0, 36_500),
     metricsToken: readMetricsToken(env),
+    ...readSsoConfig(env),
+    ...readWebauthnConfig(env, network.port),
   } as AppConfig);
 }

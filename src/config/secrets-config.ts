@@ -1,10 +1,15 @@
 import { ConfigError, type Env, read } from './env-values';
 
-/** The JWT signing secret and the ones still verified; a production deployment must bring its own. */
+/** The HS256 secret and the ones still verified; a production deployment must bring it or a private key. */
 export function readJwtSecrets(env: Env, isProduction: boolean) {
   const jwtSecret = read(env, 'JWT_SECRET');
-  if (jwtSecret === undefined && isProduction) {
-    throw new ConfigError('JWT_SECRET', 'is required when NODE_ENV=production');
+  // Production brings its own signing key: an Ed25519 private key, or (as before the move) an HS256 secret.
+  if (jwtSecret === undefined && isProduction && read(env, 'JWT_PRIVATE_KEY_FILE') === undefined) {
+    throw new ConfigError('JWT_SECRET', 'or JWT_PRIVATE_KEY_FILE is required when NODE_ENV=production');
+  }
+  // The stored secrets' key is derived from JWT_SECRET when ENCRYPTION_KEY is unset: one of them must be there.
+  if (jwtSecret === undefined && isProduction && read(env, 'ENCRYPTION_KEY') === undefined) {
+    throw new ConfigError('ENCRYPTION_KEY', 'is required when NODE_ENV=production and JWT_SECRET is not set');
   }
   if (jwtSecret !== undefined && Buffer.byteLength(jwtSecret) < 32) {
     throw new ConfigError('JWT_SECRET', 'must be at least 32 bytes long');

@@ -11,7 +11,12 @@ import { Order } from '../orders/order.entity';
 import { Product } from '../products/product.entity';
 import { MarketingConversation } from '../marketing-conversations/conversation.entity';
 import { MarketingMessage } from '../marketing-conversations/message.entity';
+import { LoginTicket } from '../passkeys/login-ticket.entity';
+import { Passkey } from '../passkeys/passkey.entity';
+import { WebauthnChallenge } from '../passkeys/webauthn-challenge.entity';
 import { RateLimitOverride } from '../rate-limit-overrides/rate-limit-override.entity';
+import { ScimToken } from '../scim/scim-token.entity';
+import { EventStream, EventStreamDelivery, EventStreamOutboxRow } from '../event-streams/event-stream.entity';
 
 /**
  * Every entity of the schema, one per line so that two modules added at once touch different lines. A feature
@@ -32,4 +37,11 @@ export const ENTITIES = [
   StoredFile,
   AuditEvent,
   RateLimitOverride,
+  ScimToken,
+  EventStream,
+  EventStreamOutboxRow,
+  EventStreamDelivery,
+  Passkey,
+  WebauthnChallenge,
+  LoginTicket,
 ];

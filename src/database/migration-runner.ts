@@ -5,6 +5,8 @@ import { buildDataSourceOptions } from './data-source-options';
 /** Any constant unique to this service; every instance must use the same one. */
 export const MIGRATION_LOCK_KEY = 7_341_920_553;
 const LOCK_POLL_MS = 200;
+/** How long one migration statement may take before the start gives up on it. */
+export const MIGRATION_QUERY_TIMEOUT_MS = 120_000;
 
 /**
  * Applies pending migrations while holding a PostgreSQL advisory lock, so instances that start together run
@@ -38,12 +40,20 @@ export async function runPendingMigrations(dataSource: DataSource): Promise<Migr
 }
 
 /**
- * Runs the migrations on the database itself: through `DATABASE_DIRECT_URL` when it is set (a connection of
- * their own, closed afterwards), else on the application's data source.
+ * Runs the migrations on the database itself, on a connection of their own closed afterwards: through
+ * `DATABASE_DIRECT_URL` when it is set, else `DATABASE_URL`; on the embedded database, on the application's data
+ * source.
  */
 export async function runPendingMigrationsFor(config: AppConfig, dataSource?: DataSource): Promise<Migration[]> {
-  if (!config.databaseDirectUrl && dataSource) return runPendingMigrations(dataSource);
-  const direct = await new DataSource(buildDataSourceOptions(config, 'direct')).initialize();
+  // The embedded database admits one session: its migrations run on the application's own.
+  if (config.databaseUrl === undefined && dataSource) return runPendingMigrations(dataSource);
+  // A connection of its own with a longer query timeout: the application's (under 2 s, so that a silent server
+  // fails a request fast) ended a migration's DDL on a busy server and failed the start.
+  const migrating = {
+    ...config,
+    databaseQueryTimeoutMs: Math.max(config.databaseQueryTimeoutMs, MIGRATION_QUERY_TIMEOUT_MS),
+  };
+  const direct = await new DataSource(buildDataSourceOptions(migrating as AppConfig, 'direct')).initialize();
   try {
     return await runPendingMigrations(direct);
   } finally {

@@ -51,3 +51,55 @@ export async function employeeIdOf(manager: EntityManager, email: string): Promi
   const [row] = await manager.query<Array<{ id: number }>>('SELECT id FROM employee WHERE lower(email) = $1', [email]);
   return row?.id ?? null;
 }
+
+/**
+ * Changes an account's e-mail and/or display name (SCIM provisioning by the only company it belongs to). The
+ * e-mail is stored lower-cased; false when another account already has it (nothing changes then).
+ */
+export async function updateEmployeeProfile(
+  manager: EntityManager,
+  employeeId: number,
+  profile: { email: string; name: string },
+  now: Date,
+): Promise<boolean> {
+  const email = profile.email.trim().toLowerCase();
+  const [taken] = await manager.query<Array<{ id: number }>>(
+    'SELECT id FROM employee WHERE lower(email) = $1 AND id <> $2',
+    [email, employeeId],
+  );
+  if (taken) return false;
+  await manager.query('UPDATE employee SET email = $2, name = $3, updated_at = $4 WHERE id = $1', [
+    employeeId,
+    email,
+    profile.name,
+    now,
+  ]);
+  return true;
+}
+
+/**
+ * Not a PHC string: argon2 refuses to verify against it, so no password ever matches (a single sign-on account
+ * created at its first login through its company's provider).
+ */
+export const NO_PASSWORD = '!no-password';
+
+/** A new account without a password (JIT provisioning); its name defaults to the e-mail's local part. */
+export function insertPasswordlessEmployee(
+  manager: EntityManager,
+  employee: { email: string; name: string | null },
+): Promise<Employee> {
+  const name = employee.name?.trim().slice(0, 100) || employee.email.split('@')[0];
+  return manager.save(manager.create(Employee, { email: employee.email, name, passwordHash: NO_PASSWORD }));
+}
+
+/** Who an employee is, by id (a passkey's owner), or null. */
+export async function employeeById(
+  manager: EntityManager,
+  id: number,
+): Promise<{ id: number; email: string; name: string } | null> {
+  const [row] = await manager.query<Array<{ id: number; email: string; name: string }>>(
+    'SELECT id, email, name FROM employee WHERE id = $1',
+    [id],
+  );
+  return row ?? null;
+}

@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { type ResealBatch, resealRows } from '../common/sealing/reseal-rows';
 
 /**
  * The TOTP columns of the employee table (the sealed secret, when it was switched on, the last accepted time
@@ -77,4 +78,32 @@ export async function acceptTotpStep(
     [employeeId, step, sealedSecret],
   );
   return updated.length === 1;
+}
+
+/**
+ * One batch of re-encryption (src/auth/mfa/sealed-columns.ts): the next `limit` secrets after employee `afterId`
+ * not sealed with `currentPrefix`, each replaced by `reseal`'s value (null: left as it is). Rows are locked and
+ * others' locked rows skipped, and each write checks the value is still the one read, so two instances starting
+ * together neither redo nor undo each other's work. Answers the last id seen (null: nothing left).
+ */
+export async function resealTotpSecrets(
+  manager: EntityManager,
+  currentPrefix: string,
+  afterId: number,
+  limit: number,
+  reseal: (sealed: string) => string | null,
+): Promise<ResealBatch> {
+  const rows = await manager.query<Array<{ id: number; totp_secret: string }>>(
+    `SELECT id, totp_secret FROM employee
+      WHERE id > $1 AND totp_secret IS NOT NULL AND left(totp_secret, length($2)) <> $2
+      ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED`,
+    [afterId, currentPrefix, limit],
+  );
+  return resealRows(rows, { id: (row) => row.id, sealed: (row) => row.totp_secret }, reseal, (row, value) =>
+    manager.query('UPDATE employee SET totp_secret = $3 WHERE id = $1 AND totp_secret = $2', [
+      row.id,
+      row.totp_secret,
+      value,
+    ]),
+  );
 }

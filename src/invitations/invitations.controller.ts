@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
+  ApiForbiddenResponse,
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
@@ -88,6 +89,10 @@ export class InvitationsController {
   })
   @ApiUnauthorizedResponse({
     description: 'error_invalid_credentials; error_otp_required; error_otp_invalid (an existing account)',
+    type: ErrorBodySchema,
+  })
+  @ApiForbiddenResponse({
+    description: 'error_sso_required: the company signs in through its provider only',
     type: ErrorBodySchema,
   })
   @ApiFailedLoginLock()

@@ -8,6 +8,7 @@ import { sha256Hex } from '../auth/credentials/sha256';
 import type { LoginResult } from '../sessions/login-result';
 import { AccountCheck } from '../auth/account-check.service';
 import { LoginService } from '../sessions/login.service';
+import { LoginPolicy } from '../sessions/login-policy';
 import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-codes';
@@ -51,6 +52,7 @@ export class InvitationsService {
     private readonly employees: EmployeeService,
     private readonly audit: AuditRecorder,
     private readonly clock: Clock,
+    private readonly policy: LoginPolicy,
   ) {}
 
   async create(principal: Principal, input: CreateInvitationDto, client: ClientInfo): Promise<CreatedInvitationDto> {
@@ -132,6 +134,8 @@ export class InvitationsService {
     const email = normalizeEmail(input.email);
     const codeHash = sha256Hex(input.code);
     const invitation = await this.findOpen(codeHash, email);
+    // A company that signs its staff in through its provider takes no password-proven newcomer either.
+    await this.policy.assertPasswordLoginAllowed(invitation.company_id);
     const existing = await this.employees.findByEmail(email);
     // An existing account proves itself exactly as at login (wrong password or code: counted by the lock).
     const employee = existing

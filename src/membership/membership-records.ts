@@ -32,7 +32,7 @@ export async function findMember(
        FROM membership m
        ${companyJoin('c', 'm.company_id')}
        ${employeeJoin('e', 'm.employee_id')}
-      WHERE m.employee_id = $1 AND m.company_id = $2
+      WHERE m.employee_id = $1 AND m.company_id = $2 AND m.suspended_at IS NULL
         FOR KEY SHARE OF m`,
     [employeeId, companyId],
   );
@@ -60,10 +60,14 @@ export async function addMembership(
   return inserted.length === 1;
 }
 
-/** How many members of the company hold `permission` (the `*` of the last-owner rule). */
+/**
+ * How many members of the company hold `permission` (the `*` of the last-owner rule). A suspended member holds
+ * nothing while suspended, so is not counted: the last active `*` holder is the one that must stay.
+ */
 export async function countHolders(manager: EntityManager, companyId: number, permission: Grant): Promise<number> {
   const [{ holders }] = await manager.query<Array<{ holders: number }>>(
-    'SELECT count(*)::int AS holders FROM membership WHERE company_id = $1 AND $2 = ANY(permissions)',
+    `SELECT count(*)::int AS holders FROM membership
+      WHERE company_id = $1 AND $2 = ANY(permissions) AND suspended_at IS NULL`,
     [companyId, permission],
   );
   return holders;
@@ -118,4 +122,106 @@ export function listCompanyMembers(
       WHERE m.company_id = $1 ORDER BY e.id`,
     [companyId],
   );
+}
+
+/** A member as SCIM provisioning sees it (src/scim/): the account, the membership's state, how many companies. */
+export interface ProvisionedMember {
+  employeeId: number;
+  email: string;
+  name: string;
+  permissions: Grant[];
+  suspended: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+  /** How many companies the account belongs to, this one included (suspended memberships too). */
+  companies: number;
+}
+
+interface ProvisionedRow {
+  employee_id: number;
+  email: string;
+  name: string;
+  permissions: Grant[];
+  suspended: boolean;
+  created_at: Date;
+  updated_at: Date;
+  companies: number;
+  total: number;
+}
+
+const PROVISIONED_COLUMNS = `m.employee_id, e.email, e.name, m.permissions, m.suspended_at IS NOT NULL AS suspended,
+       m.created_at, e.updated_at,
+       (SELECT count(*)::int FROM membership o WHERE o.employee_id = m.employee_id) AS companies`;
+
+const toProvisioned = (row: ProvisionedRow): ProvisionedMember => ({
+  employeeId: row.employee_id,
+  email: row.email,
+  name: row.name,
+  permissions: row.permissions,
+  suspended: row.suspended,
+  createdAt: new Date(row.created_at),
+  updatedAt: new Date(row.updated_at),
+  companies: row.companies,
+});
+
+/** One member of the company, suspended or not; `lock` holds the membership row until the transaction ends. */
+export async function findProvisionedMember(
+  manager: EntityManager,
+  companyId: number,
+  employeeId: number,
+  lock = false,
+): Promise<ProvisionedMember | null> {
+  const [row] = await manager.query<ProvisionedRow[]>(
+    `SELECT ${PROVISIONED_COLUMNS}, 0 AS total
+       FROM membership m ${employeeJoin('e', 'm.employee_id')}
+      WHERE m.company_id = $1 AND m.employee_id = $2 ${lock ? 'FOR UPDATE OF m' : ''}`,
+    [companyId, employeeId],
+  );
+  return row ? toProvisioned(row) : null;
+}
+
+/** A page of the company's members by employee id, suspended ones included; `email` matches exactly (any case). */
+export async function pageOfProvisionedMembers(
+  manager: EntityManager,
+  companyId: number,
+  page: { email?: string; offset: number; limit: number },
+): Promise<{ members: ProvisionedMember[]; total: number }> {
+  const email = page.email?.trim().toLowerCase() ?? null;
+  const rows = await manager.query<ProvisionedRow[]>(
+    `SELECT ${PROVISIONED_COLUMNS}, count(*) OVER ()::int AS total
+       FROM membership m ${employeeJoin('e', 'm.employee_id')}
+      WHERE m.company_id = $1 AND ($2::text IS NULL OR lower(e.email) = $2::text)
+      ORDER BY m.employee_id OFFSET $3 LIMIT $4`,
+    [companyId, email, page.offset, page.limit],
+  );
+  if (rows.length === 0 && (page.offset > 0 || page.limit === 0)) {
+    const [{ total }] = await manager.query<Array<{ total: number }>>(
+      `SELECT count(*)::int AS total FROM membership m ${employeeJoin('e', 'm.employee_id')}
+        WHERE m.company_id = $1 AND ($2::text IS NULL OR lower(e.email) = $2::text)`,
+      [companyId, email],
+    );
+    return { members: [], total };
+  }
+  return { members: rows.map(toProvisioned), total: rows[0]?.total ?? 0 };
+}
+
+/**
+ * Suspends (`suspended: true`) or restores a membership; false when it was already so (nothing changes then).
+ * The caller ends what the member held in the company (sessions, API keys) in the same transaction.
+ */
+export async function setMembershipSuspended(
+  manager: EntityManager,
+  employeeId: number,
+  companyId: number,
+  suspended: boolean,
+  now: Date,
+): Promise<boolean> {
+  const changed = await manager.query<Array<{ employee_id: number }>>(
+    `WITH changed AS (
+       UPDATE membership SET suspended_at = $3
+        WHERE employee_id = $1 AND company_id = $2 AND (suspended_at IS NULL) = $4 RETURNING employee_id)
+     SELECT employee_id FROM changed`,
+    [employeeId, companyId, suspended ? now : null, suspended],
+  );
+  return changed.length === 1;
 }

@@ -24,17 +24,19 @@ export async function removeMembership(
   // One change at a time per company, as for permission changes: two owners removing each other at once must
   // not both see the other as the remaining `*` holder.
   await lockCompanyForChange(manager, companyId);
-  const [membership] = await manager.query<Array<{ permissions: Grant[]; email: string }>>(
-    `SELECT m.permissions, e.email FROM membership m ${employeeJoin('e', 'm.employee_id')}
+  const [membership] = await manager.query<Array<{ permissions: Grant[]; email: string; suspended: boolean }>>(
+    `SELECT m.permissions, e.email, m.suspended_at IS NOT NULL AS suspended
+       FROM membership m ${employeeJoin('e', 'm.employee_id')}
       WHERE m.employee_id = $1 AND m.company_id = $2`,
     [employeeId, companyId],
   );
   if (!membership) return null;
   check(membership.permissions);
-  if (membership.permissions.includes(ALL_PERMISSIONS)) {
+  // A suspended `*` holder is not one of the holders counted: removing it leaves the active ones as they are.
+  if (membership.permissions.includes(ALL_PERMISSIONS) && !membership.suspended) {
     if ((await countHolders(manager, companyId, ALL_PERMISSIONS)) <= 1)
       throw new ApiError(ErrorCode.PermissionDenied, HttpStatus.FORBIDDEN, LAST_OWNER_REFUSAL);
   }
   await manager.query('DELETE FROM membership WHERE employee_id = $1 AND company_id = $2', [employeeId, companyId]);
-  return membership;
+  return { permissions: membership.permissions, email: membership.email };
 }

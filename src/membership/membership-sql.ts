@@ -7,14 +7,17 @@
 /**
  * `<kind> membership <alias> ON <alias>.employee_id = <employeeColumn> [AND <alias>.company_id = <companyColumn>]`;
  * the caller reads `<alias>.permissions`, `<alias>.company_id`. A LEFT JOIN leaves permissions null for a
- * removed member.
+ * removed member. A suspended membership (SCIM `active: false`) joins as none unless `suspended` is 'include':
+ * a credential of a suspended member is then refused like a removed member's (fail closed by default).
  */
 export function membershipJoin(
   alias: string,
   employeeColumn: string,
   companyColumn: string | null,
   kind: 'JOIN' | 'LEFT JOIN' = 'JOIN',
+  suspended: 'exclude' | 'include' = 'exclude',
 ): string {
   const company = companyColumn === null ? '' : ` AND ${alias}.company_id = ${companyColumn}`;
-  return `${kind} membership ${alias} ON ${alias}.employee_id = ${employeeColumn}${company}`;
+  const active = suspended === 'exclude' ? ` AND ${alias}.suspended_at IS NULL` : '';
+  return `${kind} membership ${alias} ON ${alias}.employee_id = ${employeeColumn}${company}${active}`;
 }

@@ -18,6 +18,13 @@ export class Membership {
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 
+  /**
+   * Set while the company's identity provider has the member deactivated (SCIM `active: false`): the row and
+   * its permissions stay, but logins, switches and credentials treat it as no membership.
+   */
+  @Column({ name: 'suspended_at', type: 'timestamptz', nullable: true })
+  suspendedAt: Date | null;
+
   @ManyToOne(() => Employee, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'employee_id' })
   employee?: Employee;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { type EntityManager, Repository } from 'typeorm';
+import { type EntityManager, IsNull, Repository } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
 import { findCompany } from '../company/company-records';
 import { EmployeeService } from '../employee/employee.service';
@@ -53,14 +53,15 @@ export class MembershipService {
     return { membership: stored, before: existing?.permissions ?? null, email: employee.email };
   }
 
+  /** The membership a login needs: a suspended one (SCIM `active: false`) is none. */
   find(employeeId: number, companyId: number): Promise<Membership | null> {
-    return this.memberships.findOneBy({ employeeId, companyId });
+    return this.memberships.findOneBy({ employeeId, companyId, suspendedAt: IsNull() });
   }
 
-  /** The companies an employee belongs to, by name. */
+  /** The companies an employee belongs to, by name; those where the membership is suspended are left out. */
   companiesOf(employeeId: number): Promise<Membership[]> {
     return this.memberships.find({
-      where: { employeeId },
+      where: { employeeId, suspendedAt: IsNull() },
       relations: { company: true },
       order: { company: { name: 'ASC', id: 'ASC' } },
     });

@@ -11,6 +11,8 @@ export const PERMISSIONS = [
   'marketingconversations:write',
   'apikeys:manage',
   'auditevents:read',
+  'sso:manage',
+  'tokens:introspect',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
@@ -32,6 +34,8 @@ export const PERMISSION_LABELS: Record<Permission, string> = {
   'marketingconversations:write': 'Write marketing conversations',
   'apikeys:manage': 'Manage API keys',
   'auditevents:read': 'See the activity log',
+  'sso:manage': 'Manage single sign-on and SCIM tokens',
+  'tokens:introspect': 'Introspect tokens (for other services)',
 };
 export const ALL_PERMISSIONS = '*';
 export type Grant = Permission | typeof ALL_PERMISSIONS;

@@ -57,6 +57,14 @@ export class OverrideTable {
     }
   }
 
+  /** The company's live overrides (its own, then its API keys'), for the administration page. */
+  ofCompany(companyId: number, nowMs: number): OverrideRule[] {
+    const company = this.byCompany.get(companyId);
+    if (company === undefined) return [];
+    const live = (rule: OverrideRule) => rule.expiresAtMs === null || rule.expiresAtMs > nowMs;
+    return [...company.company, ...[...company.keys.values()].flat()].filter(live);
+  }
+
   /** The override that applies to a credential of `companyId` (an API key's id, or null) on method × group. */
   lookup(
     companyId: number,

@@ -58,6 +58,11 @@ export class RateLimitOverrides implements OnModuleInit, OnApplicationShutdown {
     return this.table.lookup(companyId, apiKeyId, method, group, this.clock.nowMs());
   }
 
+  /** The company's live overrides as this instance applies them. */
+  ofCompany(companyId: number): OverrideRule[] {
+    return this.table.ofCompany(companyId, this.clock.nowMs());
+  }
+
   /** A request a shadow override would have refused: logged at most once per identifier per minute. */
   shadowLimited(identifier: string, rule: OverrideRule): void {
     if (!this.shadowLog.due(identifier)) return;

@@ -4,6 +4,8 @@ import type { FastifyRequest } from 'fastify';
 import { Auth, CurrentPrincipal } from '../auth/auth.decorator';
 import type { Principal } from '../auth/credentials/principal';
 import { RateLimit } from '../rate-limit/rate-limit.decorator';
+import { CompanyRateLimitsService } from './company-rate-limits.service';
+import { CompanyRateLimitsDto } from './dto/company-rate-limits.dto';
 import { RateLimitListDto } from './dto/rate-limit-list.dto';
 import { RateLimitStatusService } from './rate-limit-status.service';
 
@@ -16,7 +18,10 @@ import { RateLimitStatusService } from './rate-limit-status.service';
 @Controller({ path: 'ratelimits', version: '1' })
 @RateLimit({ group: 'ratelimits', limits: { GET: 30 }, unscaled: true })
 export class RateLimitStatusController {
-  constructor(private readonly status: RateLimitStatusService) {}
+  constructor(
+    private readonly status: RateLimitStatusService,
+    private readonly company: CompanyRateLimitsService,
+  ) {}
 
   @Get()
   @Auth()
@@ -32,5 +37,22 @@ export class RateLimitStatusController {
   @ApiOkResponse({ type: RateLimitListDto })
   list(@Req() request: FastifyRequest, @CurrentPrincipal() principal: Principal): Promise<RateLimitListDto> {
     return this.status.list(request, principal);
+  }
+
+  @Get('company')
+  @Auth({ permission: 'auditevents:read' })
+  @ApiOperation({
+    operationId: 'getCompanyRateLimits',
+    summary: "The company's limits, the operator's overrides, and its credentials refused in the last hour",
+    description:
+      "For the administration page (read-only): every counted method × group with the table's capacity and the " +
+      "company's effective one, the operator's live overrides for the company and its API keys, and which of the " +
+      "company's credentials the answering instance refused (or, under a shadow override, would have) in the last " +
+      'hour. Each instance keeps its own decisions in bounded memory, so behind a load balancer the list is the ' +
+      "answering instance's. Needs `auditevents:read`; counts on the `ratelimits` bucket.",
+  })
+  @ApiOkResponse({ type: CompanyRateLimitsDto })
+  ofCompany(@CurrentPrincipal() principal: Principal): CompanyRateLimitsDto {
+    return this.company.of(principal.companyId);
   }
 }

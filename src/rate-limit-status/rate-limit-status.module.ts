@@ -1,3 +1,4 @@
+import { CompanyRateLimitsService } from './company-rate-limits.service';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { RateLimitPolicyModule } from '../rate-limit/rate-limit-policy.module';
@@ -12,6 +13,6 @@ import { RateLimitStatusService } from './rate-limit-status.service';
 @Module({
   imports: [AuthModule, RateLimitPolicyModule, RateLimitOverridesModule],
   controllers: [RateLimitStatusController],
-  providers: [RateLimitStatusService],
+  providers: [RateLimitStatusService, CompanyRateLimitsService],
 })
 export class RateLimitStatusModule {}

@@ -66,7 +66,7 @@ function setUp() {
   const clock = new ManualClock('2026-01-01T00:00:00Z');
   const plans = new RoutePlans(() => [WidgetsController]);
   const policy = new RateLimitPolicy(plans, { rateLimitScale: 1 } as AppConfig);
-  const auth = new AuthGuard(plans, {} as CredentialService);
+  const auth = new AuthGuard(plans, {} as CredentialService, clock);
   plans.onApplicationBootstrap();
   const counters = new MemoryRateLimitStorage(clock);
   const service = new RateLimitStatusService(plans, auth, policy, new StubCredentials(), counters, NO_OVERRIDES);

@@ -13,14 +13,14 @@ import { RATE_LIMIT_PERIOD_MS, RateLimitPolicy } from '../rate-limit/rate-limit.
 import type { RateLimitListDto, RateLimitStateDto } from './dto/rate-limit-list.dto';
 
 /** A method × group the caller can call, and the bucket's capacity. */
-interface Bucket {
+export interface Bucket {
   method: string;
   group: string;
   capacity: number;
 }
 
 /** A pair's bucket and the access rules of the routes that count on it: callable when one of them admits. */
-interface PairRoutes {
+export interface PairRoutes {
   bucket: Bucket;
   rules: AuthRule[];
 }
@@ -80,7 +80,7 @@ export class RateLimitStatusService {
    * Every counted method × group with the access rules of its routes, built once from the plans. Routes of one
    * pair share a bucket; should their capacities differ, the smallest is the one a client can plan with.
    */
-  private allBuckets(): PairRoutes[] {
+  allBuckets(): PairRoutes[] {
     if (this.pairs !== undefined) return this.pairs;
     const byPair = new Map<string, PairRoutes>();
     for (const plan of this.plans.all()) {
@@ -104,5 +104,6 @@ export class RateLimitStatusService {
 function allows(rule: AuthRule, principal: Principal): boolean {
   if (rule.public) return true;
   if (rule.jwtOnly && principal.kind !== 'jwt') return false;
+  if (rule.apiKeyOnly && principal.kind !== 'api_key') return false;
   return rule.permission === undefined || grants(principal.permissions, rule.permission);
 }

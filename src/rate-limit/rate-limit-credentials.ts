@@ -9,6 +9,9 @@ export interface CredentialOwner {
   readonly companyId: number;
   /** The API key's id for an API key. */
   readonly credentialId: string;
+  /** The login session of a JWT (`null` for an API key), and whose credential it is: the limited list shows them. */
+  readonly sessionId: string | null;
+  readonly employee: { readonly id: number; readonly email: string };
 }
 
 /**

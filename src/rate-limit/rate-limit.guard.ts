@@ -5,6 +5,7 @@ import { AppMetrics } from '../common/metrics/app-metrics';
 import { type BucketStorage, RATE_LIMIT_STORAGE, type RateLimitRecord } from '../counters/rate-limit-storage';
 import type { OverrideRule } from '../rate-limit-overrides/override-table';
 import { RateLimitOverrides } from '../rate-limit-overrides/rate-limit-overrides';
+import { LimitedCredentials } from './limited-credentials';
 import { NO_CREDENTIAL, RateLimitCredentials } from './rate-limit-credentials';
 import { counterKey, rateLimitIdentifier } from './rate-limit-key';
 import { setRateLimitHeaders } from './rate-limit-response-headers';
@@ -44,6 +45,7 @@ export class RateLimitGuard implements CanActivate {
     private readonly credentials: RateLimitCredentials,
     private readonly metrics: AppMetrics,
     private readonly overrides: RateLimitOverrides,
+    private readonly limited: LimitedCredentials,
   ) {}
 
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
@@ -90,6 +92,13 @@ export class RateLimitGuard implements CanActivate {
     const shadowLimited = !record.isBlocked && record.totalHits > override.limit;
     if (shadowLimited) this.overrides.shadowLimited(identifier, override);
     return this.answer(request, reply, route, identifier, limit, record, shadowLimited);
+  }
+
+  /** A refusal of a credential memory knows to be valid, for the administration page (a request with none: not). */
+  private noteLimited(request: FastifyRequest, route: RouteLimits, refused: boolean): void {
+    const owner = this.credentials.knownOwner(request);
+    if (owner !== undefined)
+      this.limited.note(owner, request.method, route.group, refused ? 'limited' : 'shadow_limited');
   }
 
   /** A credential memory cannot judge yet: see the class comment for who pays for its look-up. */
@@ -149,6 +158,7 @@ export class RateLimitGuard implements CanActivate {
       policy: own ? route.policy : undefined,
     });
     this.metrics.rateLimitDecision(identifier, record.isBlocked, shadowLimited);
+    if (record.isBlocked || shadowLimited) this.noteLimited(request, route, record.isBlocked);
     if (record.isBlocked) throw ApiError.requestRateLimited(record.timeToBlockExpire || record.timeToExpire);
     return true;
   }

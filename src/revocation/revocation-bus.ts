@@ -100,7 +100,7 @@ export class RevocationBus implements OnModuleInit, OnApplicationShutdown {
    * send deadline.
    */
   async publish(notice: RevocationNotice): Promise<void> {
-    if (notice.type !== 'rate_limit_overrides') this.metrics.revocation(notice.type);
+    if (notice.type !== 'rate_limit_overrides' && notice.type !== 'event_streams') this.metrics.revocation(notice.type);
     this.deliver(notice);
     if (this.transports.length === 0) return;
     const id = randomUUID();

@@ -7,7 +7,9 @@ export type RevocationNotice =
   /** Something every credential of the account carries changed (its second factors). */
   | { type: 'employee'; employeeId: number }
   /** Not a revocation: the operator changed the rate-limit overrides; every instance loads them again. */
-  | { type: 'rate_limit_overrides' };
+  | { type: 'rate_limit_overrides' }
+  /** Not a revocation: a security-event stream was added, removed or paused; deliverers look again. */
+  | { type: 'event_streams' };
 
 /** How long a transport may take to accept a notice before it counts as unavailable for this one. */
 export const SEND_DEADLINE_MS = 500;

@@ -30,7 +30,7 @@ export class CompanySwitchController {
   })
   @NoStore()
   @ApiOkResponse({ type: LoginResultDto, headers: NO_STORE_HEADERS })
-  @ApiForbiddenResponse({ description: 'error_company_not_member', type: ErrorBodySchema })
+  @ApiForbiddenResponse({ description: 'error_company_not_member; error_sso_required', type: ErrorBodySchema })
   @ApiTooManyRequestsResponse({
     description: 'More than 10 switches within 60 seconds by this employee (body in the object form)',
     example: { error: ['error_rate_limit_exceed'], message: 'Too many company switches; try again later.' },

@@ -5,7 +5,9 @@ import { companyJoin } from '../company/company-sql';
 import { employeeJoin } from '../employee/employee-sql';
 import { membershipJoin } from '../membership/membership-sql';
 import type { Grant } from '../permissions/permission';
+import { passkeyCountColumn } from '../passkeys/passkey-records';
 import { JwtKeyRing } from '../auth/credentials/jwt-key-ring';
+import { parseJws, verifyEdDsa } from '../auth/credentials/jws';
 import type { Principal } from '../auth/credentials/principal';
 import {
   CREDENTIAL_STRATEGIES,
@@ -20,6 +22,7 @@ import {
 interface TokenRow extends OwnerColumns {
   id: string;
   session_id: string;
+  issued_at: Date;
   expires_at: Date;
   revoked_at: Date | null;
   ended_at: Date | null;
@@ -37,8 +40,8 @@ interface JwtClaims {
  * The token, its session, and who it acts as, in one statement: membership is a LEFT JOIN, so a removed
  * member's token is found and refused as blacklisted rather than unknown.
  */
-const LOOK_UP = `SELECT t.id, t.session_id, t.company_id, t.expires_at, t.revoked_at, s.employee_id, s.ended_at,
-       m.permissions, ${OWNER_COLUMNS}
+const LOOK_UP = `SELECT t.id, t.session_id, t.company_id, t.issued_at, t.expires_at, t.revoked_at, s.employee_id, s.ended_at,
+       m.permissions, ${OWNER_COLUMNS}, ${passkeyCountColumn('e.id')} AS employee_passkeys
   FROM issued_token t
   JOIN login_session s ON s.id = t.session_id
   ${employeeJoin('e', 's.employee_id')}
@@ -47,12 +50,13 @@ const LOOK_UP = `SELECT t.id, t.session_id, t.company_id, t.expires_at, t.revoke
  WHERE t.token_hash = $1`;
 
 /**
- * User Login Tokens: an HS256 signature of ours, then the issued-token row its digest names. It lives with the
+ * User Login Tokens: an EdDSA (or, before the move, HS256) signature of ours, then the issued-token row its digest names. It lives with the
  * sessions, which own the tables it reads, and adds itself to auth's strategies (CREDENTIAL_STRATEGIES).
  */
 @Injectable()
 export class JwtStrategy implements CredentialStrategy {
   readonly kind = 'jwt';
+  private lastVerified: { token: string; claims: JwtClaims } | undefined;
 
   constructor(
     private readonly jwt: JwtService,
@@ -98,7 +102,12 @@ export class JwtStrategy implements CredentialStrategy {
       credentialId: row.id,
       ...ownerOf(row),
     };
-    return { status: 'valid', principal, expiresAtMs: new Date(row.expires_at).getTime() };
+    return {
+      status: 'valid',
+      principal,
+      issuedAtMs: new Date(row.issued_at).getTime(),
+      expiresAtMs: new Date(row.expires_at).getTime(),
+    };
   }
 
   /** A JWT's use is its session's: `credentialId` is the session id. */
@@ -106,11 +115,41 @@ export class JwtStrategy implements CredentialStrategy {
     return this.dataSource.query('UPDATE login_session SET last_used_at = $1 WHERE id = $2', [at, sessionId]);
   }
 
-  /** Signature, algorithm and key only; expiry is the service's own rule, judged with its clock. */
+  async provenAt(principal: Principal): Promise<Date | null> {
+    const rows: Array<{ proven_at: Date }> = await this.dataSource.query(
+      'SELECT proven_at FROM login_session WHERE id = $1 AND ended_at IS NULL',
+      [principal.sessionId],
+    );
+    return rows[0] ? new Date(rows[0].proven_at) : null;
+  }
+
+  /**
+   * Signature, algorithm and key only; expiry is the service's own rule, judged with its clock. The `kid` picks
+   * the key and the key fixes the algorithm: an Ed25519 key verifies EdDSA only, a secret HS256 only. Paid once
+   * per token: the credential cache answers every later request without coming here.
+   */
   private verifySignature(token: string): JwtClaims | null {
-    const decoded = this.jwt.decode<{ header?: { alg?: unknown; kid?: unknown } } | null>(token, { complete: true });
-    const secret = this.keys.secretFor(decoded?.header?.kid);
-    if (!decoded || decoded.header?.alg !== 'HS256' || !secret) return null;
+    // The rate limiter's vouchesFor and the look-up that follows check the same new token back to back.
+    if (token === this.lastVerified?.token) return this.lastVerified.claims;
+    const claims = this.checkSignature(token);
+    if (claims) this.lastVerified = { token, claims };
+    return claims;
+  }
+
+  private checkSignature(token: string): JwtClaims | null {
+    const parts = parseJws(token);
+    if (!parts) return null;
+    const publicKey = this.keys.publicKeyFor(parts.header.kid);
+    if (publicKey) {
+      if (parts.header.alg !== 'EdDSA') return null;
+      try {
+        return verifyEdDsa(parts, publicKey) ? (parts.claims as JwtClaims) : null;
+      } catch {
+        return null;
+      }
+    }
+    const secret = this.keys.secretFor(parts.header.kid);
+    if (parts.header.alg !== 'HS256' || !secret) return null;
     try {
       return this.jwt.verify<JwtClaims & object>(token, { secret, algorithms: ['HS256'], ignoreExpiration: true });
     } catch {

@@ -8,7 +8,12 @@ export type SessionEndReason =
   | 'membership_removed'
   | 'password_changed'
   | 'password_reset'
-  | 'mfa_enabled';
+  | 'mfa_enabled'
+  | 'backchannel_logout';
+
+/** How the person signed in: docs/contract.md, sessions list `method`. */
+export type LoginMethod = 'password' | 'sso' | 'passkey';
+export const LOGIN_METHODS: readonly LoginMethod[] = ['password', 'sso', 'passkey'];
 
 /** One login of one employee: it spans company switches and refreshes, and ends at logout or revocation. */
 @Entity({ name: 'login_session' })
@@ -30,6 +35,26 @@ export class LoginSession {
 
   @Column({ name: 'last_used_at', type: 'timestamptz' })
   lastUsedAt: Date;
+
+  @Column({ type: 'varchar', length: 16 })
+  method: LoginMethod;
+
+  /**
+   * When the person last proved who they are (the login, or a reauthentication): step-up actions need it within
+   * 15 minutes. A refresh or a company switch does not move it.
+   */
+  @Column({ name: 'proven_at', type: 'timestamptz' })
+  provenAt: Date;
+
+  /** A login through a company's provider: its issuer, the person's `sub` and the provider session's `sid`. */
+  @Column({ name: 'sso_issuer', type: 'varchar', length: 512, nullable: true })
+  ssoIssuer?: string | null;
+
+  @Column({ name: 'sso_sub', type: 'varchar', length: 255, nullable: true })
+  ssoSub?: string | null;
+
+  @Column({ name: 'sso_sid', type: 'varchar', length: 255, nullable: true })
+  ssoSid?: string | null;
 
   @Column({ type: 'varchar', length: 64, nullable: true })
   ip: string | null;

@@ -1,5 +1,13 @@
 import { Body, Controller, HttpCode, HttpStatus, Post } from '@nestjs/common';
-import { ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiForbiddenResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
+import { ApiError } from '../common/errors/api-error';
 import { ErrorBodySchema } from '../common/errors/error-body.schema';
 import { NO_STORE_HEADERS, NoStore } from '../common/http/no-store';
 import { Client, type ClientInfo } from '../common/http/client-info';
@@ -31,7 +39,12 @@ export class LoginController {
   @Post('authenticatefinish')
   @Public()
   @HttpCode(HttpStatus.OK)
-  @ApiOperation({ summary: 'Login step 2: a token bound to the chosen company and a new login session' })
+  @ApiOperation({
+    summary: 'Login step 2: a token bound to the chosen company and a new login session',
+    description:
+      'With the e-mail and password (and the second factor when TOTP is on), or with the `login_ticket` of a ' +
+      'passkey login (a passkey is both factors: no TOTP asked; the session’s method is `passkey`).',
+  })
   @NoStore()
   @ApiOkResponse({ type: LoginResultDto, headers: NO_STORE_HEADERS })
   @ApiUnauthorizedResponse({
@@ -39,10 +52,24 @@ export class LoginController {
       'error_invalid_credentials; error_otp_required (TOTP on, no code sent); error_otp_invalid (wrong or used code)',
     type: ErrorBodySchema,
   })
-  @ApiForbiddenResponse({ description: 'error_company_not_member', type: ErrorBodySchema })
+  @ApiBadRequestResponse({
+    description: 'error_login_ticket_invalid: the login_ticket is unknown, used or expired (60 seconds)',
+    type: ErrorBodySchema,
+  })
+  @ApiForbiddenResponse({ description: 'error_company_not_member; error_sso_required', type: ErrorBodySchema })
   @ApiFailedLoginLock()
   authenticateFinish(@Body() body: LoginDto, @Client() client: ClientInfo): Promise<LoginResultDto> {
-    return this.login.login(body.email, body.password, body.company_id, client, {
+    if (body.login_ticket !== undefined) {
+      const mixed = (['email', 'password', 'otp', 'recovery_code'] as const).filter((f) => body[f] !== undefined);
+      if (mixed.length > 0) {
+        throw ApiError.validation(
+          'Send either login_ticket or the credentials, not both.',
+          mixed.map((field) => ({ field, message: `${field} cannot be sent with login_ticket` })),
+        );
+      }
+      return this.login.loginWithTicket(body.login_ticket, body.company_id, client);
+    }
+    return this.login.login(body.email!, body.password!, body.company_id, client, {
       otp: body.otp,
       recovery_code: body.recovery_code,
     });

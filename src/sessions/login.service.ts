@@ -10,9 +10,12 @@ import { ErrorCode } from '../common/errors/error-codes';
 import type { ClientInfo } from '../common/http/client-info';
 import { AppMetrics } from '../common/metrics/app-metrics';
 import type { Employee } from '../employee/employee.entity';
+import { employeeById } from '../employee/employee-records';
 import { MembershipService } from '../membership/membership.service';
+import { takeLoginTicket } from '../passkeys/login-tickets';
 import { type LoginResult, toLoginResult } from './login-result';
-import type { LoginSession } from './login-session.entity';
+import { LoginPolicy } from './login-policy';
+import type { LoginMethod, LoginSession } from './login-session.entity';
 import { SessionStore } from './session-store';
 import { TokenIssuer } from './token-issuer.service';
 
@@ -30,6 +33,7 @@ export class LoginService {
     private readonly clock: Clock,
     private readonly audit: AuditRecorder,
     private readonly metrics: AppMetrics,
+    private readonly policy: LoginPolicy,
   ) {}
 
   /** Login step 1; `otpRequired` is told only to someone who proved the password. */
@@ -37,11 +41,16 @@ export class LoginService {
     email: string,
     password: string,
     client: ClientInfo,
-  ): Promise<{ companies: Array<{ id: number; name: string }>; otpRequired: boolean }> {
+  ): Promise<{ companies: Array<{ id: number; name: string; sso: boolean }>; otpRequired: boolean }> {
     const employee = await this.accounts.checkCredentials(email, password, client);
     const memberships = await this.memberships.companiesOf(employee.id);
+    const enforced = await this.policy.enforcedAmong(memberships.map(({ company }) => company!.id));
     return {
-      companies: memberships.map(({ company }) => ({ id: company!.id, name: company!.name })),
+      companies: memberships.map(({ company }) => ({
+        id: company!.id,
+        name: company!.name,
+        sso: enforced.has(company!.id),
+      })),
       otpRequired: employee.totpEnabledAt !== null,
     };
   }
@@ -64,8 +73,49 @@ export class LoginService {
         'The account does not belong to this company.',
       );
     }
+    await this.assertPasswordLoginAllowed(employee.id, companyId, client);
     const result = await this.store.transaction((manager) => this.openSession(manager, employee, companyId, client));
     this.metrics.login('success');
+    return result;
+  }
+
+  /** Refuses (and records) a password login into a company that signs its staff in through its provider only. */
+  async assertPasswordLoginAllowed(employeeId: number, companyId: number, client: ClientInfo): Promise<void> {
+    try {
+      await this.policy.assertPasswordLoginAllowed(companyId);
+    } catch (error) {
+      await this.accounts.recordFailure({ employeeId }, 'sso_required', client, { company_id: companyId });
+      throw error;
+    }
+  }
+
+  /** Login step 2 of a passkey login: its ticket (single use, 60 s, any instance) stands for both factors. */
+  async loginWithTicket(ticket: string, companyId: number, client: ClientInfo): Promise<LoginResult> {
+    // Taken by a DELETE of its own: once taken it is spent, whatever happens next (single use on every instance).
+    const employeeId = await this.store.transaction((manager) => takeLoginTicket(manager, ticket, this.clock.now()));
+    if (employeeId === null) {
+      throw new ApiError(
+        ErrorCode.LoginTicketInvalid,
+        HttpStatus.BAD_REQUEST,
+        'The login ticket is unknown, used or expired; start the login again.',
+      );
+    }
+    if (!(await this.memberships.find(employeeId, companyId))) {
+      this.metrics.login('not_member', 'passkey');
+      await this.accounts.recordFailure({ employeeId }, 'not_member', client, { company_id: companyId });
+      throw new ApiError(
+        ErrorCode.CompanyNotMember,
+        HttpStatus.FORBIDDEN,
+        'The account does not belong to this company.',
+      );
+    }
+    // A passkey is not the company's identity provider: an enforced company refuses it as it does a password.
+    await this.assertPasswordLoginAllowed(employeeId, companyId, client);
+    const result = await this.store.transaction(async (manager) => {
+      const employee = await employeeById(manager, employeeId);
+      return this.openSession(manager, employee!, companyId, client, 'passkey');
+    });
+    this.metrics.login('success', 'passkey');
     return result;
   }
 
@@ -78,6 +128,8 @@ export class LoginService {
     employee: Pick<Employee, 'id' | 'email' | 'name'>,
     companyId: number,
     client: ClientInfo,
+    method: LoginMethod = 'password',
+    provider: { issuer: string; sub: string; sid: string | null } | null = null,
   ): Promise<LoginResult> {
     const now = this.clock.now();
     const company = await this.store.company(manager, companyId);
@@ -87,6 +139,11 @@ export class LoginService {
       companyId,
       createdAt: now,
       lastUsedAt: now,
+      method,
+      provenAt: now,
+      ssoIssuer: provider?.issuer ?? null,
+      ssoSub: provider?.sub ?? null,
+      ssoSid: provider?.sid ?? null,
       ip: client.ip.slice(0, 64),
       userAgent: client.userAgent?.slice(0, 512) ?? null,
       endedAt: null,
@@ -101,6 +158,7 @@ export class LoginService {
       sessionId: session.id,
       ip: client.ip,
       userAgent: client.userAgent,
+      details: { method },
     });
     return toLoginResult(pair, session, company, employee);
   }

@@ -34,6 +34,8 @@ describe('the working-company switch (SessionTokens, ports faked, clock injected
       companyId: acme.id,
       createdAt: now,
       lastUsedAt: now,
+      method: 'password' as const,
+      provenAt: now,
       ip: null,
       userAgent: null,
       endedAt: null,

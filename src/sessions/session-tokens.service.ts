@@ -9,6 +9,7 @@ import type { ClientInfo } from '../common/http/client-info';
 import { RevocationBus } from '../revocation/revocation-bus';
 import type { Principal } from '../auth/credentials/principal';
 import { type LoginResult, toLoginResult } from './login-result';
+import { LoginPolicy, OpenLoginPolicy } from './login-policy';
 import type { LoginSession } from './login-session.entity';
 import { SessionStore } from './session-store';
 import { TokenIssuer } from './token-issuer.service';
@@ -27,6 +28,7 @@ export class SessionTokens {
     private readonly bus: RevocationBus,
     private readonly clock: Clock,
     private readonly audit: AuditRecorder,
+    private readonly policy: LoginPolicy = new OpenLoginPolicy(),
   ) {}
 
   /**
@@ -46,6 +48,7 @@ export class SessionTokens {
       }
       const session = await this.store.lockLiveSession(manager, principal.sessionId!);
       if (!session) throw blacklisted('The session has ended.');
+      await this.policy.assertSessionMayEnter(manager, companyId, session);
       const revoked = await this.issuer.revoke(manager, { id: principal.credentialId }, 'company_switch', now);
       if (revoked !== 1) throw blacklisted('This token has already been replaced.');
       await this.store.moveSession(manager, session.id, companyId, now);

@@ -26,6 +26,8 @@ describe('SessionService (ports faked, clock injected)', () => {
       companyId: acme.id,
       createdAt: now,
       lastUsedAt: now,
+      method: 'password' as const,
+      provenAt: now,
       ip: null,
       userAgent: null,
       endedAt: null,

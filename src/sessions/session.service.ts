@@ -11,7 +11,7 @@ import type { Principal } from '../auth/credentials/principal';
 import { sha256Hex } from '../auth/credentials/sha256';
 import { SESSION_MAX_AGE_MS } from './token-lifetime';
 import type { LoginResult } from './login-result';
-import type { SessionEndReason } from './login-session.entity';
+import type { LoginMethod, SessionEndReason } from './login-session.entity';
 import { type EndedSession, SessionStore } from './session-store';
 import { SessionTokens } from './session-tokens.service';
 import { TokenIssuer } from './token-issuer.service';
@@ -23,6 +23,7 @@ export interface SessionView {
   id: string;
   created_at: string;
   last_used_at: string;
+  method: LoginMethod;
   ip: string | null;
   user_agent: string | null;
   current: boolean;
@@ -115,6 +116,7 @@ export class SessionService {
       id: session.id,
       created_at: session.createdAt.toISOString(),
       last_used_at: session.lastUsedAt.toISOString(),
+      method: session.method,
       ip: session.ip,
       user_agent: session.userAgent,
       current: session.id === principal.sessionId,

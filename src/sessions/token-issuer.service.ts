@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import type { EntityManager } from 'typeorm';
 import { JwtKeyRing } from '../auth/credentials/jwt-key-ring';
+import { signEdDsa } from '../auth/credentials/jws';
 import { sha256Hex } from '../auth/credentials/sha256';
 import type { IssuedToken, TokenRevokeReason } from './issued-token.entity';
 import type { LoginSession } from './login-session.entity';
@@ -16,7 +17,7 @@ export interface IssuedPair {
 }
 
 /**
- * Signs a JWT for a session's working company and records it (as digests) with a fresh refresh token, inside
+ * Signs a JWT (EdDSA, or HS256 under JWT_SECRET alone: see JwtKeyRing) for a session's working company and records it (as digests) with a fresh refresh token, inside
  * the caller's transaction so a token is never handed out without its record.
  */
 @Injectable()
@@ -35,16 +36,18 @@ export class TokenIssuer {
   ): Promise<IssuedPair> {
     const id = randomUUID();
     const expiresAt = tokenExpiresAt(now, session.createdAt);
-    const jwt = this.jwt.sign(
-      {
-        sub: String(session.employeeId),
-        cid: companyId,
-        sid: session.id,
-        iat: Math.floor(now.getTime() / 1000),
-        exp: Math.floor(expiresAt.getTime() / 1000),
-      },
-      { secret: this.keys.signing.secret, algorithm: 'HS256', keyid: this.keys.signing.kid, jwtid: id },
-    );
+    const claims = {
+      sub: String(session.employeeId),
+      cid: companyId,
+      sid: session.id,
+      iat: Math.floor(now.getTime() / 1000),
+      exp: Math.floor(expiresAt.getTime() / 1000),
+    };
+    const key = this.keys.signing;
+    const jwt =
+      key.alg === 'EdDSA'
+        ? signEdDsa({ ...claims, jti: id }, key.kid, key.privateKey)
+        : this.jwt.sign(claims, { secret: key.secret, algorithm: 'HS256', keyid: key.kid, jwtid: id });
     const refreshToken = randomBytes(32).toString('base64url');
     const token: IssuedToken = {
       id,

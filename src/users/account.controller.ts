@@ -103,7 +103,7 @@ export class AccountController {
 
   @Post('me/mfa/totp/disable')
   @ApiFailedLoginLock()
-  @Auth({ jwtOnly: true })
+  @Auth({ jwtOnly: true, stepUp: true })
   @HttpCode(HttpStatus.NO_CONTENT)
   @ApiOperation({ summary: 'Turn TOTP off, with your password and a current code' })
   @ApiNoContentResponse({ description: 'TOTP is off' })

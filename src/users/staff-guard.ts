@@ -22,7 +22,7 @@ export async function assertAccountTakeoverAllowed(
 ): Promise<{ email: string }> {
   const rows = await manager.query<Array<{ email: string; company_id: number; permissions: Grant[] }>>(
     `SELECT e.email, m.company_id, m.permissions
-       ${employeeFrom('e')} ${membershipJoin('m', 'e.id', null)}
+       ${employeeFrom('e')} ${membershipJoin('m', 'e.id', null, 'JOIN', 'include')}
       WHERE e.id = $1 FOR UPDATE OF e`,
     [employeeId],
   );

@@ -67,7 +67,7 @@ export class UsersController {
   }
 
   @Put(':id/permissions')
-  @Auth({ permission: 'users:write' })
+  @Auth({ permission: 'users:write', stepUp: true })
   @ApiOperation({
     summary: "Replace an employee's permissions in the current company",
     description:
@@ -106,7 +106,7 @@ export class UsersController {
   }
 
   @Post(':id/passwordreset')
-  @Auth({ permission: 'users:write', jwtOnly: true })
+  @Auth({ permission: 'users:write', jwtOnly: true, stepUp: true })
   @NoStore()
   @ApiOperation({
     summary: 'Issue a password-reset code for an employee (shown once, valid 24 hours, single use)',
@@ -125,7 +125,7 @@ export class UsersController {
   }
 
   @Post(':id/mfa/reset')
-  @Auth({ permission: 'users:write', jwtOnly: true })
+  @Auth({ permission: 'users:write', jwtOnly: true, stepUp: true })
   @HttpCode(HttpStatus.NO_CONTENT)
   @ApiOperation({ summary: "Turn an employee's TOTP off (same conditions as a password reset)" })
   @ApiRecordId('employee')

@@ -34,8 +34,7 @@ export class UsersService {
       permissions: [...principal.permissions],
       credential: principal.kind,
       session_id: principal.sessionId,
-      // Passkeys (issue 27) are not offered yet, so an account has none.
-      mfa: { totp: principal.mfa.totp, passkeys: 0 },
+      mfa: { ...principal.mfa },
     };
   }
 

@@ -36,10 +36,11 @@ export class AdminPageRig {
     return JSON.parse(result.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
   }
 
-  async start(): Promise<void> {
+  /** `env`: settings of the suite's own (a fixed PORT and the passkeys' WEBAUTHN_* for a browser ceremony). */
+  async start(env: Record<string, string> = {}): Promise<void> {
     this.service = await startService(
       // Generous request limits: a suite logs in many times from one address; the login lock is not scaled.
-      { ...this.env(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_SCALE: '20' },
+      { ...this.env(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_SCALE: '20', ...env },
       60_000,
     );
     this.browser = await launchBrowser();

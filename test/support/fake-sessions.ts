@@ -175,7 +175,7 @@ export const SECRET = 'unit-test-secret-of-at-least-32-bytes!!';
 /** The real issuer (signing, lifetime) over the fake store. */
 export function fakeIssuer(store: FakeSessionStore): { issuer: TokenIssuer; jwt: JwtService } {
   const jwt = new JwtService({});
-  return { issuer: new TokenIssuer(jwt, new JwtKeyRing(SECRET), store), jwt };
+  return { issuer: new TokenIssuer(jwt, new JwtKeyRing({ secrets: [SECRET] }), store), jwt };
 }
 
 /** The principal of a session's current token, as the guard would hand it to a route. */
@@ -192,6 +192,6 @@ export function principalOf(store: FakeSessionStore, sessionId: string): Princip
     credentialId: token.id,
     employee: member.employee,
     company: member.company,
-    mfa: { totp: false },
+    mfa: { totp: false, passkeys: 0 },
   };
 }

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import * as argon2 from 'argon2';
 import { Client } from 'pg';
 import { CHILD_TEST_ENV, logRecords, type RunningService, startService } from './processes';
+import { TEST_SIGNING_KEY } from './signing-keys';
 
 export { sleep };
 
@@ -116,6 +117,8 @@ export async function startFleet(
       startService({
         ...CHILD_TEST_ENV,
         JWT_SECRET: 'fault-test-secret-that-is-at-least-32-bytes',
+        // Every instance of one fleet signs with the same key, as a real fleet must.
+        JWT_PRIVATE_KEY_FILE: TEST_SIGNING_KEY.privateFile,
         LOG_LEVEL: 'info',
         PORT: '0',
         HOST: '127.0.0.1',

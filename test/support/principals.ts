@@ -10,5 +10,5 @@ export const JWT_PRINCIPAL: Principal = {
   credentialId: 'token-1',
   employee: { id: 7, email: 'a@example.test', name: 'A' },
   company: { id: 1, name: 'Alpha' },
-  mfa: { totp: false },
+  mfa: { totp: false, passkeys: 0 },
 };

@@ -46,12 +46,15 @@ export function describeRule(rule: RouteRule): string {
   const auth = !rule.auth
     ? 'NO RULE'
     : rule.auth.public
-      ? 'public'
+      ? rule.auth.by
+        ? `own guard: ${rule.auth.by}`
+        : 'public'
       : rule.auth.permission
-        ? `permission ${rule.auth.permission}${rule.auth.jwtOnly ? ', JWT only' : ''}`
+        ? `permission ${rule.auth.permission}${rule.auth.jwtOnly ? ', JWT only' : rule.auth.apiKeyOnly ? ', API key only' : ''}`
         : rule.auth.jwtOnly
           ? 'JWT only'
           : 'any credential';
+  const access = rule.auth && !rule.auth.public && rule.auth.stepUp ? `${auth}, step-up` : auth;
   const rate = rule.rateLimit ? `${rule.rateLimit.group}: ${rule.rateLimit.limit} per 3 s` : 'not rate limited';
-  return `${rule.route.padEnd(46)} ${auth.padEnd(40)} ${rate}`;
+  return `${rule.route.padEnd(46)} ${access.padEnd(45)} ${rate}`;
 }

@@ -13,6 +13,7 @@ import { type ProvisionedDatabase, provisionDatabase } from './databases';
 import { LogCapture } from './log-capture';
 import { ContractChecker } from './contract';
 import { OPENAPI_JSON_PATH } from '../../src/bootstrap/openapi';
+import { TEST_SIGNING_KEY } from './signing-keys';
 
 /** Settings every test app gets: cheap password hashing, full logs captured, no demo data unless asked. */
 export const TEST_ENV: Record<string, string> = {
@@ -21,6 +22,9 @@ export const TEST_ENV: Record<string, string> = {
   ARGON2_MEMORY_KIB: '1024',
   ARGON2_TIME_COST: '1',
   SEED_DEMO: 'false',
+  // EdDSA, as every new deployment signs; the secret beside it verifies HS256 tokens issued before the move
+  // (and derives the stored secrets' key), as in a deployment that moved.
+  JWT_PRIVATE_KEY_FILE: TEST_SIGNING_KEY.privateFile,
   JWT_SECRET: 'test-secret-that-is-at-least-32-bytes-long!',
   // Tests send bursts from one IP with a frozen clock; the rate-limit tests set their own scale of 1.
   RATE_LIMIT_SCALE: '1000',
@@ -96,6 +100,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
 const SECRET_SHAPES: Array<[string, RegExp]> = [
   ['a JWT', /eyJ[\w-]{10,}\.[\w-]{10,}\.[\w-]{10,}/],
   ['an API key', /ak_[\w-]{8,}:[\w-]{8,}/],
+  ['a SCIM token', /scim_[\w-]{20,}/],
   ['a password hash', /\$argon2id\$/],
 ];
 

@@ -3,6 +3,7 @@ import { describeError } from '../api';
 import { Alert, CurrentPasswordField } from '../components';
 import { passwordProblem } from '../passwordRule';
 import { authed, useLogin } from '../session';
+import { Passkeys } from './Passkeys';
 import { Totp } from './Totp';
 
 function ChangePassword() {
@@ -58,7 +59,7 @@ function ChangePassword() {
   );
 }
 
-/** One's own account: password and second factor (sessions are on their own screen). */
+/** One's own account: password, second factor and passkeys (sessions are on their own screen). */
 export function Account({ held }: { held: string[] }) {
   return (
     <div className="stack">
@@ -67,6 +68,9 @@ export function Account({ held }: { held: string[] }) {
       </section>
       <section className="card">
         <Totp held={held} />
+      </section>
+      <section className="card">
+        <Passkeys />
       </section>
     </div>
   );

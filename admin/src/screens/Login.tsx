@@ -1,27 +1,10 @@
 import { type FormEvent, useState } from 'react';
-import { type Account, ApiError, type Company, describeError, formatWait, request } from '../api';
+import { type Account, type Company, request } from '../api';
 import { Alert, CurrentPasswordField } from '../components';
+import { passkeySignIn } from '../passkey-client';
 import { useLogin } from '../session';
-
-function loginError(error: unknown): string {
-  if (error instanceof ApiError) {
-    if (error.code === 'error_invalid_credentials') return 'Wrong e-mail or password.';
-    if (error.status === 429 && error.perAccount) {
-      const wait = error.retryAfter ? formatWait(error.retryAfter) : 'a while';
-      return `Too many failed logins for this e-mail. Logging in is locked; try again in ${wait}.`;
-    }
-    if (error.status === 429) {
-      // The request limit is a leaky bucket: Retry-After says when the next request fits, usually 1 second.
-      return `Too many requests from this address. Try again in ${formatWait(error.retryAfter ?? 1)}.`;
-    }
-    if (error.code === 'error_company_not_member') return 'Your account no longer belongs to that company.';
-    if (error.code === 'error_otp_required') return 'Enter the 6-digit code from your authenticator app.';
-    if (error.code === 'error_otp_invalid') {
-      return 'That code is not valid (wrong, already used, or too old). Enter the current code from your app.';
-    }
-  }
-  return describeError(error);
-}
+import { loginError, passkeyLoginError } from '../login-errors';
+import { useSsoSignIn } from '../sso-login-hook';
 
 /** Two steps, as the API: e-mail and password give the account's companies; the chosen one gives the token. */
 export function Login() {
@@ -36,8 +19,21 @@ export function Login() {
   const [otp, setOtp] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  /** A passkey login's ticket (60 seconds, once): step 2 sends it instead of the password. */
+  const [ticket, setTicket] = useState<string | null>(null);
+
+  const sso = useSsoSignIn(setAccount, setBusy, setError);
+  const chosen = companies?.find((company) => company.id === companyId);
 
   const finish = async (id: number) => {
+    if (ticket !== null) {
+      setTicket(null);
+      return setAccount(
+        await request<Account>('POST', '/v1/users/authenticatefinish', {
+          body: { login_ticket: ticket, company_id: id },
+        }),
+      );
+    }
     const code = otp.trim();
     // Six digits are a code from the app; anything else typed there is taken as a recovery code.
     const secondFactor = !otpRequired ? {} : /^\d{6}$/.test(code) ? { otp: code } : { recovery_code: code };
@@ -64,11 +60,39 @@ export function Login() {
         return;
       }
       setOtpRequired(result.otp_required === true);
-      if (result.companies.length === 1 && !result.otp_required) return await finish(result.companies[0].id);
+      const only = result.companies.length === 1 ? result.companies[0] : null;
+      if (only && !only.sso && !result.otp_required) return await finish(only.id);
       setCompanies(result.companies);
       setCompanyId(result.companies[0].id);
     } catch (failure) {
       setError(loginError(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const signInWithPasskey = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const result = await passkeySignIn();
+      if (result.companies.length === 0) {
+        setError('Your account belongs to no company yet. Ask an administrator to add you to one.');
+        return;
+      }
+      setOtpRequired(false);
+      if (result.companies.length === 1) {
+        return setAccount(
+          await request<Account>('POST', '/v1/users/authenticatefinish', {
+            body: { login_ticket: result.login_ticket, company_id: result.companies[0].id },
+          }),
+        );
+      }
+      setTicket(result.login_ticket);
+      setCompanies(result.companies);
+      setCompanyId(result.companies[0].id);
+    } catch (failure) {
+      setError(passkeyLoginError(failure));
     } finally {
       setBusy(false);
     }
@@ -118,14 +142,33 @@ export function Login() {
             <button className="button button-primary button-block" type="submit" disabled={busy}>
               {busy ? 'Checking…' : 'Continue'}
             </button>
+            <p className="login-or">or</p>
+            <button
+              className="button button-secondary button-block"
+              type="button"
+              disabled={busy}
+              onClick={() => void signInWithPasskey()}
+            >
+              Sign in with a passkey
+            </button>
+            <button
+              className="button button-secondary button-block"
+              type="button"
+              disabled={busy}
+              onClick={() => (email.includes('@') ? void sso({ email }) : setError('Enter your work e-mail first.'))}
+            >
+              Sign in with your company’s SSO
+            </button>
           </form>
         ) : (
           <form onSubmit={(e) => void submitCompany(e)} aria-labelledby="company-title">
-            <h1 id="company-title">{companies.length > 1 ? 'Choose a company' : 'Two-step verification'}</h1>
+            <h1 id="company-title">
+              {companies.length > 1 ? 'Choose a company' : otpRequired ? 'Two-step verification' : chosen?.name}
+            </h1>
             {companies.length > 1 && (
               <p className="muted">
-                <strong>{email}</strong> belongs to {companies.length} companies. Your token will act in the one you
-                choose; you can switch later.
+                <strong>{ticket !== null ? 'Your account' : email}</strong> belongs to {companies.length} companies.
+                Your token will act in the one you choose; you can switch later.
               </p>
             )}
             {otpRequired && (
@@ -144,30 +187,48 @@ export function Login() {
                 <p className="hint">The 6-digit code from your authenticator app, or one of your recovery codes.</p>
               </div>
             )}
-            <fieldset className="company-list" hidden={companies.length === 1}>
-              <legend className="visually-hidden">Company</legend>
-              {companies.map((company) => (
-                <label key={company.id} className="company-option" htmlFor={`company-${company.id}`}>
-                  <input
-                    id={`company-${company.id}`}
-                    type="radio"
-                    name="company"
-                    value={company.id}
-                    checked={companyId === company.id}
-                    onChange={() => setCompanyId(company.id)}
-                  />
-                  <span>{company.name}</span>
-                </label>
-              ))}
-            </fieldset>
-            <button className="button button-primary button-block" type="submit" disabled={busy}>
-              {busy ? 'Logging in…' : 'Log in'}
+            {companies.length > 1 && (
+              <fieldset className="company-list">
+                <legend className="visually-hidden">Company</legend>
+                {companies.map((company) => (
+                  <label key={company.id} className="company-option" htmlFor={`company-${company.id}`}>
+                    <input
+                      id={`company-${company.id}`}
+                      type="radio"
+                      name="company"
+                      value={company.id}
+                      checked={companyId === company.id}
+                      onChange={() => setCompanyId(company.id)}
+                    />
+                    <span>{company.name}</span>
+                  </label>
+                ))}
+              </fieldset>
+            )}
+            {chosen?.sso && (
+              <Alert tone="info">
+                {chosen.name} signs its staff in through its identity provider: no password login.
+              </Alert>
+            )}
+            {!chosen?.sso && (
+              <button className="button button-primary button-block" type="submit" disabled={busy}>
+                {busy ? 'Logging in…' : 'Log in'}
+              </button>
+            )}
+            <button
+              className={chosen?.sso ? 'button button-primary button-block' : 'button button-secondary button-block'}
+              type="button"
+              disabled={busy || companyId === null}
+              onClick={() => void sso({ company_id: companyId! })}
+            >
+              Sign in with your company’s SSO
             </button>
             <button
               className="button button-link button-block"
               type="button"
               onClick={() => {
                 setCompanies(null);
+                setTicket(null);
                 setPassword('');
                 setOtp('');
                 setOtpRequired(false);

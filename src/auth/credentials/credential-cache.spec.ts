@@ -9,6 +9,7 @@ const principal = JWT_PRINCIPAL;
 const valid = (clock: ManualClock): CachedCredential => ({
   status: 'valid',
   principal,
+  issuedAtMs: clock.nowMs(),
   expiresAtMs: clock.nowMs() + 3_600_000,
   freshUntilMs: clock.nowMs() + FRESH_MS,
   tokenHash: '0123456789abcdef',

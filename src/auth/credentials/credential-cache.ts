@@ -6,7 +6,14 @@ import type { Principal } from './principal';
  * in the entry (`tokenHash`, the first 16 hex characters of its SHA-256).
  */
 export type CachedCredential =
-  | { status: 'valid'; principal: Principal; expiresAtMs: number; freshUntilMs: number; tokenHash: string }
+  | {
+      status: 'valid';
+      principal: Principal;
+      issuedAtMs: number;
+      expiresAtMs: number;
+      freshUntilMs: number;
+      tokenHash: string;
+    }
   | { status: 'blacklisted' | 'not_found'; freshUntilMs: number };
 
 /**

@@ -2,7 +2,8 @@ import type { Principal } from './principal';
 
 /** What one look-up found; {@link CredentialService} turns it into a cache entry and a verdict. */
 export type LookUpResult =
-  | { status: 'valid'; principal: Principal; expiresAtMs: number }
+  /** `issuedAtMs`, `expiresAtMs`: the credential's own times, for introspection (an API key never expires). */
+  | { status: 'valid'; principal: Principal; issuedAtMs: number; expiresAtMs: number }
   /**
    * `keep: false` when decided without the database (bad signature, malformed key id): deciding again is
    * cheaper than remembering, and a flood of such values must not fill the cache.
@@ -27,6 +28,11 @@ export interface CredentialStrategy {
   lookUp(header: string, headerHash: string): Promise<LookUpResult>;
   /** Notes that the credential `credentialId` (a session's id for a JWT) was used at `at`, for lists people read. */
   recordUse(credentialId: string, at: Date): Promise<unknown>;
+  /**
+   * When the person behind `principal` last proved who they are (step-up routes only: one read, never cached, so
+   * a reauthentication on another instance counts at once); `null` when unknown. Kinds without a person omit it.
+   */
+  provenAt?(principal: Principal): Promise<Date | null>;
 }
 
 /**
@@ -47,6 +53,8 @@ export interface OwnerColumns {
   company_id: number;
   company_name: string;
   employee_totp: boolean;
+  /** Added by each strategy with the passkeys' own column (src/passkeys/), which auth/ does not name. */
+  employee_passkeys: number;
 }
 
 export const OWNER_COLUMNS =
@@ -57,6 +65,6 @@ export function ownerOf(row: OwnerColumns): Pick<Principal, 'employee' | 'compan
   return {
     employee: { id: row.employee_id, email: row.employee_email, name: row.employee_name },
     company: { id: row.company_id, name: row.company_name },
-    mfa: { totp: row.employee_totp === true },
+    mfa: { totp: row.employee_totp === true, passkeys: Number(row.employee_passkeys ?? 0) },
   };
 }

@@ -27,7 +27,7 @@ class ScriptedStrategy implements CredentialStrategy {
     this.lookUps++;
     if (this.databaseDown)
       throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
-    return { status: 'valid', principal, expiresAtMs: this.clock.nowMs() + 3_600_000 };
+    return { status: 'valid', principal, issuedAtMs: this.clock.nowMs(), expiresAtMs: this.clock.nowMs() + 3_600_000 };
   }
 }
 

@@ -115,6 +115,24 @@ export class CredentialService implements RateLimitCredentials {
     this.usage.touch(principal, this.clock.nowMs());
   }
 
+  /**
+   * Token introspection: what the credential `value` (a JWT or an API key, as it would stand in the header) is
+   * worth now, by the same cache and look-ups as a request's, so a revocation notice makes it inactive here at
+   * the moment it does for requests. `null`: not a live credential (unknown, malformed, revoked, expired).
+   */
+  async inspect(value: string): Promise<Extract<CachedCredential, { status: 'valid' }> | null> {
+    if (value.trim() === '' || /^bearer\s/i.test(value)) return null;
+    const entry = this.cache.get(value, this.clock.nowMs()) ?? (await this.lookUp(value));
+    if (entry.status !== 'valid' || entry.expiresAtMs <= this.clock.nowMs()) return null;
+    return entry;
+  }
+
+  /** When the principal's person last proved themselves (see {@link CredentialStrategy.provenAt}). */
+  provenAt(principal: Principal): Promise<Date | null> {
+    const strategy = this.strategies.find((candidate) => candidate.kind === principal.kind);
+    return strategy?.provenAt?.(principal) ?? Promise.resolve(null);
+  }
+
   static hasQueryCredential(request: FastifyRequest): boolean {
     const query = request.query as Record<string, unknown> | undefined;
     return query !== undefined && query !== null && Object.hasOwn(query, QUERY_CREDENTIAL_PARAM);
@@ -188,8 +206,8 @@ export class CredentialService implements RateLimitCredentials {
   }
 
   private forget(notice: RevocationNotice): void {
-    // Overrides travel on the same bus; they change no credential.
-    if (notice.type === 'rate_limit_overrides') return;
+    // Overrides and stream changes travel on the same bus; they change no credential.
+    if (notice.type === 'rate_limit_overrides' || notice.type === 'event_streams') return;
     this.epoch++;
     this.inFlight.clear();
     switch (notice.type) {
@@ -218,6 +236,7 @@ function toEntry(found: LookUpResult, hash: string, nowMs: number): CachedCreden
   return {
     status: 'valid',
     principal: found.principal,
+    issuedAtMs: found.issuedAtMs,
     expiresAtMs: found.expiresAtMs,
     freshUntilMs,
     tokenHash: hash.slice(0, 16),

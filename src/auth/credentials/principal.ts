@@ -14,7 +14,7 @@ export interface Principal {
   employee: { id: number; email: string; name: string };
   company: { id: number; name: string };
   /** The account's second factors as they stood when the credential was read (a change evicts it everywhere). */
-  mfa: { totp: boolean };
+  mfa: { totp: boolean; passkeys: number };
 }
 
 /** The outcome of reading a request's credential, decided once per request and shared by every guard. */

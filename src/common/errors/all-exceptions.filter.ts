@@ -6,6 +6,7 @@ import { type AppLogger, loggableUrl } from '../logging/logger';
 import { ApiError, type ErrorBody } from './api-error';
 import { DatabaseOutageLog } from './database-outage-log';
 import { ErrorCode } from './error-codes';
+import { errorDialectFor } from './error-dialects';
 
 interface Answer {
   status: number;
@@ -83,6 +84,14 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const answer = this.answer(exception, request);
     if (reply.sent) return;
     if (answer.headers) reply.headers(answer.headers);
+    const dialect = errorDialectFor(request.url);
+    if (dialect) {
+      reply
+        .status(answer.status)
+        .header('content-type', dialect.contentType)
+        .send(dialect.render(answer.status, answer.body));
+      return;
+    }
     reply.status(answer.status).header('content-type', 'application/json; charset=utf-8').send(answer.body);
   }
 

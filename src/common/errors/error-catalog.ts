@@ -139,6 +139,23 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorCodeEntry> = {
     when: 'the token has expired: refresh it',
     example: 'The token has expired; refresh it.',
   },
+  [ErrorCode.SsoRequired]: {
+    status: 403,
+    when:
+      'the company signs its staff in through its identity provider only: a password or passkey login, an ' +
+      'invitation acceptance or a switch into it from a session that did not sign in there',
+    example: "This company signs its staff in through its identity provider; use the company's single sign-on.",
+  },
+  [ErrorCode.ReauthenticationRequired]: {
+    status: 401,
+    when: 'the action needs a fresh proof of the person (step-up): POST /v1/users/me/reauthenticate, then repeat it',
+    example: 'This action needs you to prove who you are again; reauthenticate and retry.',
+  },
+  [ErrorCode.LoginTicketInvalid]: {
+    status: 400,
+    when: 'unknown, used or expired `login_ticket`, `sso_code` or passkey `challenge_id`',
+    example: 'The login ticket is unknown, used or expired; start the login again.',
+  },
   [ErrorCode.RateLimitExceed]: {
     status: 429,
     when: 'a rate limit is reached: wait Retry-After seconds',

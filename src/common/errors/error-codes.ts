@@ -25,6 +25,9 @@ export const ErrorCode = {
   ResetCodeInvalid: 'error_reset_code_invalid',
   OtpRequired: 'error_otp_required',
   OtpInvalid: 'error_otp_invalid',
+  SsoRequired: 'error_sso_required',
+  ReauthenticationRequired: 'error_reauthentication_required',
+  LoginTicketInvalid: 'error_login_ticket_invalid',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -59,7 +59,8 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
   );
 }
 
-const SENSITIVE_QUERY_KEY = /jwt|token|secret|password|authorization|api[_-]?key|signature/i;
+// `code` and `state`: an OpenID provider's answer at /v1/sso/callback (single use, still kept out of logs).
+const SENSITIVE_QUERY_KEY = /jwt|token|secret|password|authorization|api[_-]?key|signature|^code$|^state$/i;
 
 /** A path parameter, `;name=value` (RFC 3986 allows them in any segment); the value runs to the next `;` or `/`. */
 const PATH_PARAMETER = /;([^;=/]*)=([^;/]*)/g;

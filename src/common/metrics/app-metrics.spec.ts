@@ -54,8 +54,8 @@ describe('AppMetrics', () => {
     first.readGauge({ name: 'credential_cache_entries', help: 'entries', read: () => 3 });
     second.readGauge({ name: 'credential_cache_entries', help: 'entries', read: () => 4 });
     const [one, two] = [await first.scrape(), await second.scrape()];
-    expect(one).toMatch(/^auth_logins_total\{outcome="success"\} 1$/m);
-    expect(two).toMatch(/^auth_logins_total\{outcome="success"\} 0$/m);
+    expect(one).toMatch(/^auth_logins_total\{outcome="success",method="password"\} 1$/m);
+    expect(two).toMatch(/^auth_logins_total\{outcome="success",method="password"\} 0$/m);
     expect(one).toMatch(/^credential_cache_entries 3$/m);
     expect(two).toMatch(/^credential_cache_entries 4$/m);
     expect(one).toMatch(/^process_cpu_user_seconds_total /m);

@@ -2,6 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { Counter, Gauge, type Metric, Registry, collectDefaultMetrics } from 'prom-client';
 
 export type LoginOutcome = 'success' | 'invalid_credentials' | 'locked' | 'not_member';
+/** How the person proved who they are (docs/contract.md, sessions' `method`; SSO adds its own). */
+export type LoginMetricMethod = 'password' | 'passkey';
+const LOGIN_METRIC_METHODS: readonly LoginMetricMethod[] = ['password', 'passkey'];
 
 /** A figure a component already keeps, read when scraped: it registers it with {@link AppMetrics.readGauge}. */
 export interface ReadFigure {
@@ -71,8 +74,8 @@ export class AppMetrics {
     name: 'auth_logins_total',
     help:
       'Login attempts by outcome: invalid_credentials and locked on either login step, success and not_member ' +
-      'on authenticatefinish.',
-    labelNames: ['outcome'] as const,
+      'on authenticatefinish; method: password or passkey (how the person proved who they are).',
+    labelNames: ['outcome', 'method'] as const,
     registers: [this.registry],
   });
   private readonly revocations = new Counter({
@@ -95,7 +98,7 @@ export class AppMetrics {
     this.registry.registerMetric(durationHistogram(this.http) as unknown as Metric);
     // Every login outcome is present from the start, so a rate() over it has a baseline.
     for (const outcome of ['success', 'invalid_credentials', 'locked', 'not_member'] as const) {
-      this.logins.inc({ outcome }, 0);
+      for (const method of LOGIN_METRIC_METHODS) this.logins.inc({ outcome, method }, 0);
     }
   }
 
@@ -127,8 +130,8 @@ export class AppMetrics {
     else counts.allowed++;
   }
 
-  login(outcome: LoginOutcome): void {
-    this.logins.inc({ outcome });
+  login(outcome: LoginOutcome, method: LoginMetricMethod = 'password'): void {
+    this.logins.inc({ outcome, method });
   }
 
   authEvent(type: string): void {

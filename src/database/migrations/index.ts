@@ -7,6 +7,11 @@ import { CreateMarketingConversations1763700500000 } from './1763700500000-Creat
 import { CreateAuditEvents1795552708000 } from './1795552708000-CreateAuditEvents';
 import { CreateStaffAccountTables1795552800000 } from './1795552800000-CreateStaffAccountTables';
 import { CreateRateLimitOverrides1795552900000 } from './1795552900000-CreateRateLimitOverrides';
+import { AddSessionLoginMethod1795553000000 } from './1795553000000-AddSessionLoginMethod';
+import { CreateSsoTables1795553100000 } from './1795553100000-CreateSsoTables';
+import { CreatePasskeys1795553200000 } from './1795553200000-CreatePasskeys';
+import { CreateScimTokens1795553300000 } from './1795553300000-CreateScimTokens';
+import { CreateEventStreams1795553400000 } from './1795553400000-CreateEventStreams';
 
 /**
  * Listed explicitly (not globbed) so the compiled app, ts-jest and the TypeORM CLI all see the same set; one per
@@ -22,4 +27,9 @@ export const MIGRATIONS = [
   CreateAuditEvents1795552708000,
   CreateStaffAccountTables1795552800000,
   CreateRateLimitOverrides1795552900000,
+  AddSessionLoginMethod1795553000000,
+  CreateSsoTables1795553100000,
+  CreatePasskeys1795553200000,
+  CreateScimTokens1795553300000,
+  CreateEventStreams1795553400000,
 ];

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsNotEmpty, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
+import { IsNotEmpty, IsOptional, IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { RecordIdProperty } from '../../common/http/record-id';
 
 export class CredentialsDto {
@@ -31,7 +31,52 @@ export class SecondFactorDto extends CredentialsDto {
   recovery_code?: string;
 }
 
-export class LoginDto extends SecondFactorDto {
+/** Without a login ticket, the e-mail and password are required (and checked again): the source's login. */
+const withoutTicket = (body: { login_ticket?: unknown }) => body.login_ticket === undefined;
+
+/**
+ * Login step 2: the credentials again (with the second factor when TOTP is on), or a passkey login's
+ * `login_ticket` (docs/contract.md, Passkeys and step-up) — not both.
+ */
+export class LoginDto {
+  @ApiPropertyOptional({ example: 'owner@demo.example', description: 'Required unless login_ticket is sent' })
+  @ValidateIf(withoutTicket)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(320)
+  email?: string;
+
+  @ApiPropertyOptional({
+    example: 'correct horse battery staple',
+    format: 'password',
+    description: 'Required unless login_ticket is sent',
+  })
+  @ValidateIf(withoutTicket)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(256)
+  password?: string;
+
+  @ApiPropertyOptional({ pattern: '^[0-9]{6}$', example: '123456', description: 'The current 6-digit TOTP code' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[0-9]{6}$/, { message: 'otp must be 6 digits' })
+  otp?: string;
+
+  @ApiPropertyOptional({ example: 'abcd-efgh-ijkl-mnop', description: 'One of the recovery codes (each works once)' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  recovery_code?: string;
+
+  @ApiPropertyOptional({
+    description: 'From POST /v1/users/passkeys/authenticate (60 seconds, once), instead of e-mail and password',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 128)
+  login_ticket?: string;
+
   @RecordIdProperty({ example: 1, description: 'One of the companies authenticateinit returned' })
   company_id: number;
 }

@@ -24,9 +24,16 @@ export class EmployeeRefDto {
   name: string;
 }
 
+export class LoginCompanyDto extends CompanyRefDto {
+  @ApiProperty({
+    description: 'The company signs its staff in through its identity provider only (error_sso_required)',
+  })
+  sso: boolean;
+}
+
 export class CompanyListDto {
-  @ApiProperty({ type: [CompanyRefDto] })
-  companies: CompanyRefDto[];
+  @ApiProperty({ type: [LoginCompanyDto] })
+  companies: LoginCompanyDto[];
 
   @ApiProperty({ description: 'The account has TOTP on: authenticatefinish needs `otp` or `recovery_code`' })
   otp_required: boolean;

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
+import { LOGIN_METHODS, type LoginMethod } from '../login-session.entity';
 import { REFRESH_TOKEN_EXAMPLE } from './login-result.dto';
 
 export class RefreshTokenDto {
@@ -19,6 +20,9 @@ export class SessionDto {
 
   @ApiProperty({ format: 'date-time' })
   last_used_at: string;
+
+  @ApiProperty({ enum: LOGIN_METHODS, description: 'How the person signed in', example: 'password' })
+  method: LoginMethod;
 
   @ApiProperty({ nullable: true, type: String, example: '203.0.113.7' })
   ip: string | null;

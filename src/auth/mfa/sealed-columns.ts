@@ -1,0 +1,84 @@
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { ResealBatch } from '../../common/sealing/reseal-rows';
+import { APP_LOGGER } from '../../common/logging/logging.module';
+import type { AppLogger } from '../../common/logging/logger';
+import { resealTotpSecrets } from '../../employee/employee-totp';
+import { SsoSecretBox, TotpSecretBox } from './totp-secret-box';
+
+/**
+ * A column that holds values sealed by {@link TotpSecretBox}, as its owner's re-encryption batch: the next
+ * `limit` values after `afterId` not starting with `currentPrefix`, each replaced by `reseal`'s answer (null:
+ * unreadable, left alone), rows locked with SKIP LOCKED, each write checking the value is still the one read.
+ */
+export interface SealedColumn {
+  name: string;
+  /** Which box sealed its values: each purpose has its own key. */
+  purpose: 'totp' | 'sso_client_secret';
+  resealBatch(
+    manager: EntityManager,
+    currentPrefix: string,
+    afterId: number,
+    limit: number,
+    reseal: (sealed: string) => string | null,
+  ): Promise<ResealBatch>;
+}
+
+/**
+ * Every sealed column: the TOTP secrets here; a module owning another (SSO client secrets) adds its entry to this
+ * array when it is created, as the credential strategies do (CREDENTIAL_STRATEGIES), so auth/ imports nothing of
+ * it and adding a column is one `push`.
+ */
+export const SEALED_COLUMNS = Symbol('SEALED_COLUMNS');
+export const TOTP_SECRETS: SealedColumn = {
+  name: 'employee.totp_secret',
+  purpose: 'totp',
+  resealBatch: resealTotpSecrets,
+};
+
+const BATCH = 500;
+
+/**
+ * At start, after the migrations: what is stored sealed under an older key (the JWT-derived one, once
+ * ENCRYPTION_KEY is set) is sealed again under the current key, batch by batch in short transactions. Idempotent
+ * (values already under the current key are not touched) and safe with several instances starting together
+ * (each batch locks its rows and skips those another instance holds). Old values are overwritten, not kept.
+ */
+@Injectable()
+export class SealedColumnsResealer implements OnApplicationBootstrap {
+  constructor(
+    @Inject(SEALED_COLUMNS) private readonly columns: SealedColumn[],
+    private readonly totpBox: TotpSecretBox,
+    private readonly ssoBox: SsoSecretBox,
+    private readonly dataSource: DataSource,
+    @Inject(APP_LOGGER) private readonly logger: AppLogger,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    for (const column of this.columns) {
+      const { resealed, unreadable } = await this.resealColumn(column);
+      if (resealed > 0) this.logger.info({ column: column.name, resealed }, 'stored secrets sealed with the new key');
+      if (unreadable > 0) {
+        this.logger.warn(
+          { column: column.name, unreadable },
+          'stored secrets sealed with a key no longer configured were left as they are',
+        );
+      }
+    }
+  }
+
+  async resealColumn(column: SealedColumn): Promise<{ resealed: number; unreadable: number }> {
+    const box = column.purpose === 'totp' ? this.totpBox : this.ssoBox;
+    const total = { resealed: 0, unreadable: 0 };
+    let afterId = 0;
+    for (;;) {
+      const batch = await this.dataSource.transaction((manager) =>
+        column.resealBatch(manager, box.currentPrefix, afterId, BATCH, (sealed) => box.reseal(sealed)),
+      );
+      total.resealed += batch.resealed;
+      total.unreadable += batch.unreadable;
+      if (batch.lastId === null) return total;
+      afterId = batch.lastId;
+    }
+  }
+}

@@ -1,0 +1,60 @@
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Auth, CurrentPrincipal } from '../auth/auth.decorator';
+import type { Principal } from '../auth/credentials/principal';
+import { ApiError } from '../common/errors/api-error';
+import { Client, type ClientInfo } from '../common/http/client-info';
+import { NO_STORE_HEADERS, NoStore } from '../common/http/no-store';
+import { PageQueryDto } from '../common/http/pagination';
+import { isUuid } from '../common/http/uuid';
+import { RateLimit } from '../rate-limit/rate-limit.decorator';
+import { CreatedScimTokenDto, CreateScimTokenDto, ScimTokenPageDto } from './dto/scim-token.dto';
+import { ScimTokensService } from './scim-tokens.service';
+
+/** The bearer tokens a company's identity provider provisions staff with at /scim/v2 (docs/contract.md). */
+@ApiTags('scim')
+@RateLimit({ group: 'scim' })
+@Controller({ path: 'scim/tokens', version: '1' })
+export class ScimTokensController {
+  constructor(private readonly tokens: ScimTokensService) {}
+
+  @Post()
+  @Auth({ permission: 'sso:manage', jwtOnly: true, stepUp: true })
+  @ApiOperation({
+    summary: 'Issue a SCIM token for this company',
+    description:
+      'The identity provider sends it as `Authorization: Bearer <token>` to `/scim/v2` (SCIM 2.0, RFC 7644). ' +
+      'The token is shown only in this answer and stored as its SHA-256.',
+  })
+  @NoStore()
+  @ApiCreatedResponse({ type: CreatedScimTokenDto, headers: NO_STORE_HEADERS })
+  create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: CreateScimTokenDto,
+    @Client() client: ClientInfo,
+  ): Promise<CreatedScimTokenDto> {
+    return this.tokens.create(principal, body.name, client);
+  }
+
+  @Get()
+  @Auth({ permission: 'sso:manage' })
+  @ApiOperation({ summary: "The company's SCIM tokens (never the tokens themselves)" })
+  @ApiOkResponse({ type: ScimTokenPageDto })
+  list(@CurrentPrincipal() principal: Principal, @Query() query: PageQueryDto): Promise<ScimTokenPageDto> {
+    return this.tokens.list(principal.companyId, query);
+  }
+
+  @Delete(':id')
+  @Auth({ permission: 'sso:manage', jwtOnly: true, stepUp: true })
+  @HttpCode(HttpStatus.NO_CONTENT)
+  @ApiOperation({ summary: 'Delete a SCIM token; the next SCIM request with it answers 401' })
+  @ApiNoContentResponse()
+  async remove(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Client() client: ClientInfo,
+  ): Promise<void> {
+    if (!isUuid(id)) throw ApiError.notFound('No such SCIM token.');
+    await this.tokens.remove(principal, id, client);
+  }
+}

@@ -1,0 +1,20 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { EmployeeModule } from '../employee/employee.module';
+import { ScimDiscoveryController } from './scim-discovery.controller';
+import { ScimTokenGuard } from './scim-token.guard';
+import { ScimTokensController } from './scim-tokens.controller';
+import { ScimTokensService } from './scim-tokens.service';
+import { ScimUsersController } from './scim-users.controller';
+import { ScimUsersService } from './scim-users.service';
+
+/**
+ * SCIM 2.0 provisioning (docs/contract.md, "Other systems plug in"): /v1/scim/tokens for the company's
+ * administrators, /scim/v2 for its identity provider.
+ */
+@Module({
+  imports: [EmployeeModule, AuthModule],
+  controllers: [ScimTokensController, ScimDiscoveryController, ScimUsersController],
+  providers: [ScimTokensService, ScimUsersService, ScimTokenGuard],
+})
+export class ScimModule {}

@@ -1,0 +1,90 @@
+import { Injectable } from '@nestjs/common';
+import * as jose from 'jose';
+import { DataSource } from 'typeorm';
+import { ANONYMOUS } from '../audit/audit-actor';
+import { AuditRecorder } from '../audit/audit-recorder.service';
+import { Clock } from '../common/clock/clock';
+import { ApiError } from '../common/errors/api-error';
+import type { ClientInfo } from '../common/http/client-info';
+import { RevocationBus } from '../revocation/revocation-bus';
+import { endProviderSessions } from '../sessions/sso-sessions';
+import { RelyingParty } from './relying-party';
+import { connectionsOfClient } from './sso-connections';
+
+const BACKCHANNEL_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
+/** A logout token older than this is refused (`iat` recent): a replayed one does not end later sessions. */
+const LOGOUT_TOKEN_MAX_AGE = '5m';
+
+const invalid = (message: string) =>
+  ApiError.validation(`The logout token is not valid: ${message}`, [{ field: 'logout_token', message }]);
+
+/**
+ * OpenID Connect Back-Channel Logout 1.0: the provider posts a logout token; the sessions its provider session
+ * (`sid`) or its user (`sub`) opened here end, and every instance hears it on the revocation bus.
+ */
+@Injectable()
+export class BackchannelLogoutService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly relyingParty: RelyingParty,
+    private readonly bus: RevocationBus,
+    private readonly audit: AuditRecorder,
+    private readonly clock: Clock,
+  ) {}
+
+  async logout(token: string, client: ClientInfo): Promise<number> {
+    let claims: jose.JWTPayload;
+    try {
+      claims = jose.decodeJwt(token);
+    } catch {
+      throw invalid('not a JWT');
+    }
+    const audiences = typeof claims.aud === 'string' ? [claims.aud] : (claims.aud ?? []);
+    if (typeof claims.iss !== 'string' || audiences.length === 0) throw invalid('iss and aud are required');
+    const connections = (
+      await Promise.all(audiences.map((aud) => connectionsOfClient(this.dataSource.manager, claims.iss!, aud)))
+    ).flat();
+    if (connections.length === 0) throw invalid('no connection of this issuer and client');
+    let payload: jose.JWTPayload;
+    try {
+      payload = await this.relyingParty.verify(claims.iss, token, {
+        audience: connections[0].clientId,
+        maxTokenAge: LOGOUT_TOKEN_MAX_AGE,
+        requiredClaims: ['iat', 'jti', 'events'],
+      });
+    } catch (error) {
+      throw invalid((error as Error).message);
+    }
+    const events = payload.events as Record<string, unknown> | undefined;
+    if (typeof events !== 'object' || events === null || typeof events[BACKCHANNEL_EVENT] !== 'object') {
+      throw invalid('events must hold the back-channel logout event');
+    }
+    if ('nonce' in payload) throw invalid('a logout token has no nonce');
+    const sid = typeof payload.sid === 'string' ? payload.sid : undefined;
+    const sub = typeof payload.sub === 'string' ? payload.sub : undefined;
+    if (!sid && !sub) throw invalid('sid or sub is required');
+
+    const now = this.clock.now();
+    const ended = await this.dataSource.transaction(async (manager) => {
+      const sessions = await endProviderSessions(manager, { issuer: claims.iss!, sid, sub }, now);
+      if (sessions.length > 0) {
+        await this.audit.record(
+          manager,
+          sessions.map((session) => ({
+            type: 'session.revoked' as const,
+            companyId: session.companyId,
+            actor: ANONYMOUS,
+            subject: { kind: 'session' as const, id: session.id, email: session.email },
+            sessionId: session.id,
+            ip: client.ip,
+            userAgent: client.userAgent,
+            details: { reason: 'backchannel_logout', issuer: claims.iss },
+          })),
+        );
+      }
+      return sessions;
+    });
+    await Promise.all(ended.map((session) => this.bus.publish({ type: 'session', sessionId: session.id })));
+    return ended.length;
+  }
+}

@@ -1,0 +1,163 @@
+import type { EntityManager } from 'typeorm';
+import { type ResealBatch, resealRows } from '../common/sealing/reseal-rows';
+import type { Grant } from '../permissions/permission';
+
+/** The sso_connection and sso_email_domain tables (this folder's), each call inside the caller's transaction. */
+
+export interface SsoConnection {
+  companyId: number;
+  issuer: string;
+  clientId: string;
+  /** Sealed (SsoSecretBox); opened only to call the provider. */
+  sealedSecret: string;
+  emailDomains: string[];
+  enforced: boolean;
+  jit: { enabled: boolean; permissions: Grant[] };
+}
+
+interface Row {
+  company_id: number;
+  issuer: string;
+  client_id: string;
+  client_secret: string;
+  enforced: boolean;
+  jit_enabled: boolean;
+  jit_permissions: Grant[];
+  domains: string[] | null;
+}
+
+const SELECT = `SELECT c.company_id, c.issuer, c.client_id, c.client_secret, c.enforced, c.jit_enabled,
+         c.jit_permissions,
+         (SELECT array_agg(d.domain ORDER BY d.domain) FROM sso_email_domain d WHERE d.company_id = c.company_id)
+           AS domains
+    FROM sso_connection c`;
+
+const toConnection = (row: Row): SsoConnection => ({
+  companyId: row.company_id,
+  issuer: row.issuer,
+  clientId: row.client_id,
+  sealedSecret: row.client_secret,
+  emailDomains: row.domains ?? [],
+  enforced: row.enforced,
+  jit: { enabled: row.jit_enabled, permissions: row.jit_permissions },
+});
+
+export async function connectionOf(manager: EntityManager, companyId: number): Promise<SsoConnection | null> {
+  const [row] = await manager.query<Row[]>(`${SELECT} WHERE c.company_id = $1`, [companyId]);
+  return row ? toConnection(row) : null;
+}
+
+/** The connection that claims the e-mail's domain, if any. */
+export async function connectionForDomain(manager: EntityManager, domain: string): Promise<SsoConnection | null> {
+  const [row] = await manager.query<Row[]>(
+    `${SELECT} WHERE c.company_id = (SELECT company_id FROM sso_email_domain WHERE domain = $1)`,
+    [domain],
+  );
+  return row ? toConnection(row) : null;
+}
+
+/** Connections a provider's logout token may speak for: same issuer and client. */
+export async function connectionsOfClient(
+  manager: EntityManager,
+  issuer: string,
+  clientId: string,
+): Promise<SsoConnection[]> {
+  const rows = await manager.query<Row[]>(`${SELECT} WHERE c.issuer = $1 AND c.client_id = $2`, [issuer, clientId]);
+  return rows.map(toConnection);
+}
+
+/** What a login into the company must satisfy: one small read on every password login and switch. */
+export async function signInRuleOf(
+  manager: EntityManager,
+  companyId: number,
+): Promise<{ issuer: string; enforced: boolean } | null> {
+  const [row] = await manager.query<Array<{ issuer: string; enforced: boolean }>>(
+    'SELECT issuer, enforced FROM sso_connection WHERE company_id = $1',
+    [companyId],
+  );
+  return row ?? null;
+}
+
+export async function enforcedCompanies(manager: EntityManager, companyIds: number[]): Promise<number[]> {
+  if (companyIds.length === 0) return [];
+  const rows = await manager.query<Array<{ company_id: number }>>(
+    'SELECT company_id FROM sso_connection WHERE enforced AND company_id = ANY($1::int[])',
+    [companyIds],
+  );
+  return rows.map((row) => row.company_id);
+}
+
+/** The domains among `domains` that another company's connection already claims. */
+export async function domainsTakenElsewhere(
+  manager: EntityManager,
+  companyId: number,
+  domains: string[],
+): Promise<string[]> {
+  const rows = await manager.query<Array<{ domain: string }>>(
+    'SELECT domain FROM sso_email_domain WHERE domain = ANY($1::varchar[]) AND company_id <> $2',
+    [domains, companyId],
+  );
+  return rows.map((row) => row.domain);
+}
+
+/** Creates or replaces the company's connection and its domains. */
+export async function saveConnection(manager: EntityManager, connection: SsoConnection, now: Date): Promise<void> {
+  await manager.query(
+    `INSERT INTO sso_connection (company_id, issuer, client_id, client_secret, enforced, jit_enabled, jit_permissions,
+                                 created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
+     ON CONFLICT (company_id) DO UPDATE SET issuer = $2, client_id = $3, client_secret = $4, enforced = $5,
+       jit_enabled = $6, jit_permissions = $7, updated_at = $8`,
+    [
+      connection.companyId,
+      connection.issuer,
+      connection.clientId,
+      connection.sealedSecret,
+      connection.enforced,
+      connection.jit.enabled,
+      connection.jit.permissions,
+      now,
+    ],
+  );
+  await manager.query('DELETE FROM sso_email_domain WHERE company_id = $1', [connection.companyId]);
+  await manager.query('INSERT INTO sso_email_domain (domain, company_id) SELECT unnest($1::varchar[]), $2', [
+    connection.emailDomains,
+    connection.companyId,
+  ]);
+}
+
+export async function deleteConnection(manager: EntityManager, companyId: number): Promise<boolean> {
+  const deleted = await manager.query<Array<{ company_id: number }>>(
+    `WITH deleted AS (DELETE FROM sso_connection WHERE company_id = $1 RETURNING company_id)
+     SELECT company_id FROM deleted`,
+    [companyId],
+  );
+  return deleted.length === 1;
+}
+
+/**
+ * One batch of re-encryption of the stored client secrets (src/auth/mfa/sealed-columns.ts), as employee-totp.ts
+ * does for TOTP secrets: the next `limit` connections after company `afterId` not sealed with `currentPrefix`,
+ * locked (others' locked rows skipped), each write checking the value is still the one read.
+ */
+export async function resealSsoClientSecrets(
+  manager: EntityManager,
+  currentPrefix: string,
+  afterId: number,
+  limit: number,
+  reseal: (sealed: string) => string | null,
+): Promise<ResealBatch> {
+  const rows = await manager.query<Array<{ company_id: number; client_secret: string }>>(
+    `SELECT company_id, client_secret FROM sso_connection
+      WHERE company_id > $1 AND left(client_secret, length($2)) <> $2
+      ORDER BY company_id LIMIT $3 FOR UPDATE SKIP LOCKED`,
+    [afterId, currentPrefix, limit],
+  );
+  return resealRows(rows, { id: (row) => row.company_id, sealed: (row) => row.client_secret }, reseal, (row, value) =>
+    manager.query('UPDATE sso_connection SET client_secret = $3 WHERE company_id = $1 AND client_secret = $2', [
+      row.company_id,
+      row.client_secret,
+      value,
+    ]),
+  );
+}

@@ -1,0 +1,150 @@
+import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { totpCodeAt } from '../src/auth/mfa/totp';
+import { SsoSecretBox, TotpSecretBox } from '../src/auth/mfa/totp-secret-box';
+import { type ProvisionedDatabase, currentTestDatabase, provisionDatabase } from './support/databases';
+import { type Account, authed, createAccount, createCompanies, login } from './support/fixtures';
+import { JoseIdp } from './support/jose-idp';
+import { ManualClock } from './support/manual-clock';
+import { startTestApp, type TestApp } from './support/test-app';
+
+const ENCRYPTION_KEY = randomBytes(32).toString('base64');
+
+/**
+ * docs/contract.md "Other systems plug in": ENCRYPTION_KEY gives the stored TOTP secrets a key of their own;
+ * setting it re-encrypts what is stored, at start, once, whichever instance gets there.
+ */
+describe('ENCRYPTION_KEY re-encrypts the stored TOTP and SSO client secrets at start', () => {
+  let database: ProvisionedDatabase;
+  let t: TestApp | undefined;
+  const clock = new ManualClock('2026-11-25T09:00:00Z');
+
+  const stored = async (app: TestApp, id: number): Promise<string> =>
+    (await app.app.get(DataSource).query('SELECT totp_secret FROM employee WHERE id = $1', [id]))[0].totp_secret;
+
+  async function restart(env: Record<string, string> = {}): Promise<TestApp> {
+    await t?.close();
+    t = await startTestApp({ database, clock, env });
+    return t;
+  }
+
+  beforeAll(async () => {
+    database = await provisionDatabase();
+  });
+  afterAll(async () => {
+    await t?.close();
+    await database?.drop();
+  });
+
+  it('before: derived from JWT_SECRET; after: under ENCRYPTION_KEY, the old value gone, the code still verifies', async () => {
+    let app = await restart();
+    const [company] = await createCompanies(app, 'Alpha');
+    const account: Account = await createAccount(app, [company.id], ['users:read']);
+    const jwt = (await login(app, account, company.id)).jwt;
+    const enrolled = await authed(app, jwt)
+      .post('/v1/users/me/mfa/totp', { current_password: account.password })
+      .expect(201);
+    const secret: string = enrolled.body.secret;
+    await authed(app, jwt)
+      .post('/v1/users/me/mfa/totp/confirm', { otp: totpCodeAt(secret, clock.nowMs()) })
+      .expect(204);
+    const before = await stored(app, account.id);
+    expect(before).toMatch(/^v1\.[0-9a-f]{12}\./);
+
+    app = await restart({ ENCRYPTION_KEY });
+    const after = await stored(app, account.id);
+    expect(after.startsWith(app.app.get(TotpSecretBox).currentPrefix)).toBe(true);
+    expect(after).toMatch(/^v1\.e[0-9a-f]{11}\./);
+    expect(after).not.toContain(before.split('.')[3]);
+    expect(app.logs.text).toContain('stored secrets sealed with the new key');
+
+    clock.advance(60_000);
+    const finish = (otp: string) =>
+      app
+        .http()
+        .post('/v1/users/authenticatefinish')
+        .send({ email: account.email, password: account.password, company_id: company.id, otp });
+    await finish(totpCodeAt(secret, clock.nowMs())).expect(200);
+
+    // Idempotent: another start with the same key changes nothing.
+    clock.advance(60_000);
+    const settled = await stored(app, account.id);
+    app = await restart({ ENCRYPTION_KEY });
+    expect(await stored(app, account.id)).toBe(settled);
+    expect(app.logs.text).not.toContain('stored secrets sealed with the new key');
+    await finish(totpCodeAt(secret, clock.nowMs())).expect(200);
+  });
+
+  it("the SSO client secrets too: re-sealed under ENCRYPTION_KEY's own SSO key, still opened to call the provider", async () => {
+    const idp = new JoseIdp('staff-auth');
+    await idp.start();
+    try {
+      let app = await restart({ SSO_INSECURE_ISSUERS: '127.0.0.1' });
+      const [company] = await createCompanies(app, 'Sso Co');
+      const admin = await createAccount(app, [company.id], ['*']);
+      const jwt = (await login(app, admin, company.id)).jwt;
+      await authed(app, jwt)
+        .put('/v1/sso/connection', {
+          issuer: idp.issuer,
+          client_id: 'staff-auth',
+          client_secret: 'the-client-secret',
+          email_domains: ['sso-co.example'],
+          enforced: false,
+          jit: { enabled: false, permissions: [] },
+        })
+        .expect(200);
+      const secretOf = async (on: TestApp): Promise<string> =>
+        (
+          await on.app
+            .get(DataSource)
+            .query('SELECT client_secret FROM sso_connection WHERE company_id = $1', [company.id])
+        )[0].client_secret;
+      const before = await secretOf(app);
+      expect(before).toMatch(/^v1\.[0-9a-f]{12}\./);
+
+      app = await restart({ ENCRYPTION_KEY, SSO_INSECURE_ISSUERS: '127.0.0.1' });
+      const after = await secretOf(app);
+      const box = app.app.get(SsoSecretBox);
+      expect(after.startsWith(box.currentPrefix)).toBe(true);
+      // Its own key, not the TOTP secrets' one.
+      expect(box.currentPrefix).not.toBe(app.app.get(TotpSecretBox).currentPrefix);
+      expect(after).not.toContain(before.split('.')[3]);
+      expect(box.open(after)).toEqual({ plain: 'the-client-secret', stale: false });
+    } finally {
+      await idp.stop();
+    }
+  });
+
+  const onPostgres = currentTestDatabase() === 'postgres' ? it : it.skip;
+
+  onPostgres('two instances starting together re-encrypt 1,200 secrets between them, each exactly once', async () => {
+    const app = await restart();
+    const box = app.app.get(TotpSecretBox);
+    const plains = Array.from({ length: 1200 }, (_, i) => `SECRET${String(i).padStart(6, '0')}AAAAAAAAAAAAAAAAAAAA`);
+    await app.app.get(DataSource).query(
+      `INSERT INTO employee (email, name, password_hash, totp_secret)
+       SELECT 'many' || n || '@example.test', 'Many', 'x', s FROM unnest($1::text[]) WITH ORDINALITY AS u(s, n)`,
+      [plains.map((plain) => box.seal(plain))],
+    );
+    await t!.close();
+    t = undefined;
+    const [a, b] = await Promise.all([
+      startTestApp({ database, clock, env: { ENCRYPTION_KEY } }),
+      startTestApp({ database, clock, env: { ENCRYPTION_KEY } }),
+    ]);
+    try {
+      const rows: Array<{ email: string; totp_secret: string }> = await a.app
+        .get(DataSource)
+        .query(`SELECT email, totp_secret FROM employee WHERE email LIKE 'many%' ORDER BY id`);
+      const newBox = a.app.get(TotpSecretBox);
+      expect(rows.filter((row) => !row.totp_secret.startsWith(newBox.currentPrefix))).toEqual([]);
+      expect(rows.map((row) => newBox.open(row.totp_secret)?.plain)).toEqual(plains);
+      const counted = (app: TestApp) =>
+        [...app.logs.text.matchAll(/"resealed":(\d+)/g)].reduce((sum, match) => sum + Number(match[1]), 0);
+      expect(counted(a) + counted(b)).toBe(1200);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});

@@ -1,0 +1,203 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as jose from 'jose';
+import Provider from 'oidc-provider';
+
+// oidc-provider's own development notices (in-memory adapter, devInteractions, default TTLs) say what a test
+// provider knowingly is; they would bury the test output.
+for (const level of ['warn', 'info'] as const) {
+  const original = console[level].bind(console);
+  console[level] = (...args: unknown[]) => {
+    if (typeof args[0] === 'string' && args[0].startsWith('oidc-provider ')) return;
+    original(...args);
+  };
+}
+
+export interface IdpAccount {
+  email: string;
+  emailVerified?: boolean;
+  name?: string;
+}
+
+/**
+ * panva's oidc-provider on a loopback port: the company's identity provider, with its own login and consent
+ * pages (devInteractions), a confidential client with back-channel logout, and counters of the requests the
+ * service (not the browser) makes: discovery, token and JWKS.
+ */
+export class RealIdp {
+  server?: Server;
+  provider?: InstanceType<typeof Provider>;
+  readonly hits: string[] = [];
+  readonly accounts = new Map<string, IdpAccount>();
+  private keys: jose.JWK[] = [];
+
+  constructor(
+    readonly port: number,
+    readonly client: { id: string; secret: string; redirectUris: string[]; backchannelLogoutUri: string },
+  ) {}
+
+  get issuer(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  static async freePort(): Promise<number> {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise((resolve) => probe.close(resolve));
+    return port;
+  }
+
+  /** A new signing key (the provider rotating its key): the next tokens carry another `kid`. */
+  async rotateKey(): Promise<string> {
+    const { privateKey } = await jose.generateKeyPair('RS256', { extractable: true });
+    const jwk = { ...(await jose.exportJWK(privateKey)), alg: 'RS256', use: 'sig' };
+    jwk.kid = await jose.calculateJwkThumbprint(jwk);
+    this.keys = [jwk];
+    if (this.server) {
+      await this.stop();
+      await this.start();
+    }
+    return jwk.kid;
+  }
+
+  async start(): Promise<void> {
+    if (this.keys.length === 0) await this.rotateKey();
+    const accounts = this.accounts;
+    this.provider = new Provider(this.issuer, {
+      clients: [
+        {
+          client_id: this.client.id,
+          client_secret: this.client.secret,
+          redirect_uris: this.client.redirectUris,
+          grant_types: ['authorization_code'],
+          response_types: ['code'],
+          backchannel_logout_uri: this.client.backchannelLogoutUri,
+          backchannel_logout_session_required: true,
+        },
+      ],
+      jwks: { keys: this.keys },
+      cookies: { keys: ['test-cookie-key-0123456789'] },
+      features: { devInteractions: { enabled: true }, backchannelLogout: { enabled: true } },
+      claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+      // The e-mail in the ID token itself, as Entra ID, Google and Okta put it there.
+      conformIdTokenClaims: false,
+      pkce: { required: () => true },
+      findAccount: (_ctx: unknown, id: string) => {
+        const account = accounts.get(id);
+        if (!account) return undefined;
+        return {
+          accountId: id,
+          claims: () => ({
+            sub: id,
+            email: account.email,
+            email_verified: account.emailVerified ?? true,
+            name: account.name ?? id,
+          }),
+        };
+      },
+    });
+    const callback = this.provider.callback();
+    this.server = createServer((request: IncomingMessage, response) => {
+      const path = new URL(request.url ?? '/', this.issuer).pathname;
+      if (/^\/(\.well-known\/openid-configuration|token|jwks)$/.test(path)) this.hits.push(path);
+      callback(request, response);
+    });
+    await new Promise<void>((resolve) => this.server!.listen(this.port, '127.0.0.1', resolve));
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+/** A browser reduced to what these flows need: cookies per host, redirects followed, HTML forms submitted. */
+export class Browser {
+  private readonly jars = new Map<string, Map<string, string>>();
+  /** Rewrites a URL before it is requested (a load balancer sending the callback to another instance). */
+  route: (url: URL) => URL = (url) => url;
+
+  async request(url: string, init: { method?: string; form?: Record<string, string> } = {}): Promise<Response> {
+    const target = this.route(new URL(url));
+    const jar = this.jars.get(target.host) ?? new Map<string, string>();
+    this.jars.set(target.host, jar);
+    const headers: Record<string, string> = {};
+    if (jar.size > 0) headers.cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
+    let body: string | undefined;
+    if (init.form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      body = new URLSearchParams(init.form).toString();
+    }
+    const response = await fetch(target, {
+      method: init.method ?? (body ? 'POST' : 'GET'),
+      headers,
+      body,
+      redirect: 'manual',
+    });
+    for (const cookie of response.headers.getSetCookie()) {
+      const [pair] = cookie.split(';');
+      const index = pair.indexOf('=');
+      const name = pair.slice(0, index).trim();
+      const value = pair.slice(index + 1).trim();
+      if (/expires=Thu, 01 Jan 1970/i.test(cookie) || value === '') jar.delete(name);
+      else jar.set(name, value);
+    }
+    return response;
+  }
+
+  /**
+   * Follows redirects from `url`, submitting the provider's forms (login with `login`, then consent) on the way,
+   * until a redirect leaves for a URL `stop` accepts: answers that URL (not fetched).
+   */
+  async run(url: string, login: string | null, stop: (url: URL) => boolean): Promise<URL> {
+    let next = new URL(url);
+    let form: Record<string, string> | undefined;
+    let method = 'GET';
+    for (let step = 0; step < 20; step++) {
+      if (stop(next)) return next;
+      const response = await this.request(next.toString(), { method, form });
+      form = undefined;
+      method = 'GET';
+      if (response.status >= 300 && response.status < 400) {
+        next = new URL(response.headers.get('location')!, next);
+        continue;
+      }
+      const html = await response.text();
+      if (response.status !== 200) throw new Error(`${next} answered ${response.status}: ${html.slice(0, 300)}`);
+      const submitted = formOf(html, next, login);
+      if (!submitted) throw new Error(`no form to submit at ${next}: ${html.slice(0, 300)}`);
+      next = submitted.action;
+      form = submitted.fields;
+      method = 'POST';
+    }
+    throw new Error('too many steps');
+  }
+}
+
+/** The first form of a page, its hidden fields and, for a login form, `login` and `password` filled in. */
+export function formOf(
+  html: string,
+  base: URL,
+  login: string | null,
+): { action: URL; fields: Record<string, string> } | null {
+  const match = /<form[^>]*action="([^"]*)"[^>]*>([\s\S]*?)<\/form>/i.exec(html);
+  if (!match) return null;
+  const fields: Record<string, string> = {};
+  for (const input of match[2].matchAll(/<input[^>]*>/gi)) {
+    const name = /name="([^"]*)"/.exec(input[0])?.[1];
+    if (!name) continue;
+    fields[name] = /value="([^"]*)"/.exec(input[0])?.[1] ?? '';
+  }
+  // The provider's logout page submits its form with a button outside it: "yes, sign me out everywhere".
+  if (/name="logout"/.test(html)) fields.logout = 'yes';
+  if ('login' in fields) {
+    if (login === null) throw new Error('the provider asks for a login');
+    fields.login = login;
+    fields.password = 'any-password';
+  }
+  return { action: new URL(match[1].replace(/&amp;/g, '&'), base), fields };
+}

@@ -1,0 +1,96 @@
+import { Controller, type ExecutionContext, Get, type Type } from '@nestjs/common';
+import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppMetrics } from '../../src/common/metrics/app-metrics';
+import { RoutePlans } from '../../src/common/http/route-plan';
+import type { AppConfig } from '../../src/config/app-config';
+import { MemoryRateLimitStorage } from '../../src/counters/memory-rate-limit.storage';
+import type { BucketStorage } from '../../src/counters/rate-limit-storage';
+import type { RateLimitOverrides } from '../../src/rate-limit-overrides/rate-limit-overrides';
+import { LimitedCredentials } from '../../src/rate-limit/limited-credentials';
+import { type CredentialOwner, RateLimitCredentials } from '../../src/rate-limit/rate-limit-credentials';
+import { RateLimitGuard } from '../../src/rate-limit/rate-limit.guard';
+import { NoRateLimit, RateLimit } from '../../src/rate-limit/rate-limit.decorator';
+import { RateLimitPolicy } from '../../src/rate-limit/rate-limit.policy';
+import { ManualClock } from './manual-clock';
+import { NO_OVERRIDES } from './no-overrides';
+
+/** The rate-limit guard's unit specs' scene: a stub credential port, two controllers, a memory storage. */
+export const LIMIT = 2;
+
+export class StubCredentials extends RateLimitCredentials {
+  /** What memory knows of the header: a token hash, `-`, or nothing yet. */
+  known: string | undefined = '0123456789abcdef';
+  lookUps = 0;
+
+  knownTokenHash(): string | undefined {
+    return this.known;
+  }
+
+  owner: CredentialOwner | undefined = undefined;
+
+  knownOwner(): CredentialOwner | undefined {
+    return this.owner;
+  }
+
+  vouched = false;
+
+  vouchedFor(): boolean {
+    return this.vouched;
+  }
+
+  async tokenHash(): Promise<string> {
+    this.lookUps++;
+    return '0123456789abcdef';
+  }
+}
+
+@Controller('users')
+@RateLimit({ limits: { GET: LIMIT } })
+export class UsersController {
+  @Get('me')
+  me(): void {}
+}
+
+@Controller('webhooks')
+@NoRateLimit()
+export class WebhooksController {
+  @Get()
+  me(): void {}
+}
+
+export const OWNER = {
+  kind: 'jwt' as const,
+  companyId: 7,
+  credentialId: 'jti',
+  sessionId: 'session-1',
+  employee: { id: 3, email: 'ann@example.com' },
+};
+
+export function setUp(options: { storage?: BucketStorage; overrides?: RateLimitOverrides } = {}) {
+  const plans = new RoutePlans(() => [UsersController, WebhooksController]);
+  const policy = new RateLimitPolicy(plans, { rateLimitScale: 1 } as AppConfig);
+  plans.onApplicationBootstrap();
+  const credentials = new StubCredentials();
+  const metrics = new AppMetrics();
+  const clock = new ManualClock('2025-01-01T00:00:00Z');
+  const counters = options.storage ?? new MemoryRateLimitStorage(clock);
+  const limited = new LimitedCredentials(clock);
+  const overrides = options.overrides ?? NO_OVERRIDES;
+  const guard = new RateLimitGuard(counters, policy, credentials, metrics, overrides, limited);
+  return { guard, credentials, counters, metrics, limited };
+}
+
+export function request(controller: Type = UsersController) {
+  const headers = new Map<string, unknown>();
+  const context = new ExecutionContextHost(
+    [
+      { ip: '203.0.113.7', method: 'GET', headers: {} } as unknown as FastifyRequest,
+      { header: (name: string, value: unknown) => headers.set(name, value) } as unknown as FastifyReply,
+    ],
+    controller,
+    (controller.prototype as { me: Function }).me,
+  );
+  context.setType('http');
+  return { context: context as ExecutionContext, headers };
+}
