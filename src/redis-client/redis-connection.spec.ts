@@ -4,7 +4,7 @@ import { parseRedisUrl } from '../config/redis-url';
 import { RedisRateLimitStorage } from '../counters/redis-rate-limit.storage';
 import { CircuitBreaker } from '../counters/circuit-breaker';
 import { FleetPresence } from '../counters/fleet-presence';
-import { duplicateConnection, openRedisConnection, type RedisConnection } from './redis-connection';
+import { closeConnection, duplicateConnection, openRedisConnection, type RedisConnection } from './redis-connection';
 
 const silent = { warn: () => undefined, info: () => undefined };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -62,7 +62,7 @@ describe.each([
 
   afterAll(async () => {
     for (const presence of presences) await presence.stop();
-    for (const connection of connections) connection.disconnect();
+    for (const connection of connections) await closeConnection(connection, 0);
     if (topology instanceof RedisServer) await topology.kill();
     else await topology.stop();
   });

@@ -41,26 +41,29 @@ export function openRedisConnection(
 ): RedisConnection {
   const tls = target.tls ? (tlsCaFile ? { ca: readFileSync(tlsCaFile) } : {}) : undefined;
   const options = { ...redisOptions(), ...overrides };
-  if (target.mode === 'server') return new Redis(target.url, { ...options, ...(tls ? { tls } : {}) });
+  if (target.mode === 'server')
+    return reviveUnlessClosed(new Redis(target.url, { ...options, ...(tls ? { tls } : {}) }));
   if (target.mode === 'sentinel') {
-    return new Redis({
-      ...options,
-      sentinels: target.nodes,
-      name: target.masterName,
-      username: target.username,
-      password: target.password,
-      tls,
-      enableTLSForSentinelMode: target.tls,
-      sentinelTLS: tls,
-      // Sentinels tell every client the moment they promote a replica, instead of the client finding out
-      // when its next command fails.
-      failoverDetector: true,
-      // A failover is what Sentinel is for: while the old master is gone, ask again soon (each try costs one
-      // refused connect), so the promoted replica is used within a second of being named, not after a backoff
-      // grown during the election.
-      retryStrategy: (attempt) => Math.min(attempt * 100, 500),
-      sentinelRetryStrategy: (attempt) => Math.min(attempt * 100, 500),
-    });
+    return reviveUnlessClosed(
+      new Redis({
+        ...options,
+        sentinels: target.nodes,
+        name: target.masterName,
+        username: target.username,
+        password: target.password,
+        tls,
+        enableTLSForSentinelMode: target.tls,
+        sentinelTLS: tls,
+        // Sentinels tell every client the moment they promote a replica, instead of the client finding out
+        // when its next command fails.
+        failoverDetector: true,
+        // A failover is what Sentinel is for: while the old master is gone, ask again soon (each try costs one
+        // refused connect), so the promoted replica is used within a second of being named, not after a backoff
+        // grown during the election.
+        retryStrategy: (attempt) => Math.min(attempt * 100, 500),
+        sentinelRetryStrategy: (attempt) => Math.min(attempt * 100, 500),
+      }),
+    );
   }
   const { retryStrategy, enableOfflineQueue, ...nodeOptions } = options;
   const clusterOptions: ClusterOptions = {
@@ -87,7 +90,31 @@ export function duplicateConnection(connection: RedisConnection, overrides: Part
       redisOptions: { ...connection.options.redisOptions, ...nodeOverrides },
     });
   }
-  return connection.duplicate(overrides);
+  return reviveUnlessClosed(connection.duplicate(overrides));
+}
+
+/** Connections {@link closeConnection} was asked to close: the only ones allowed to stay ended. */
+const closedOnPurpose = new WeakSet<RedisConnection>();
+
+/** How soon an ended connection nobody closed is opened again. */
+export const REVIVE_DELAY_MS = 100;
+
+/**
+ * ioredis (5.9) can end a Sentinel-followed connection for good in the middle of a failover: the failover
+ * detector left from the lost master's connection answers +switch-master by marking the connector as not
+ * connecting, and the reconnect attempt then asking a sentinel for the new master gives up with "Connection
+ * is closed." and status `end` (redis/ioredis#1683; the detector's lifetime was fixed upstream after 6.0.0,
+ * in no release yet). The service would then have no Redis until restarted, so an `end` that
+ * {@link closeConnection} did not ask for is answered by connecting again.
+ */
+function reviveUnlessClosed(connection: Redis): Redis {
+  connection.on('end', () => {
+    if (closedOnPurpose.has(connection)) return;
+    setTimeout(() => {
+      if (connection.status === 'end' && !closedOnPurpose.has(connection)) connection.connect().catch(() => undefined);
+    }, REVIVE_DELAY_MS).unref();
+  });
+  return connection;
 }
 
 export function isCluster(connection: RedisConnection): connection is Cluster {
@@ -104,6 +131,7 @@ export const QUIT_GRACE_MS = 1000;
  * that gets no answer within {@link QUIT_GRACE_MS} (Redis gone mid-way) is given up on the same way.
  */
 export async function closeConnection(connection: RedisConnection, graceMs = QUIT_GRACE_MS): Promise<void> {
+  closedOnPurpose.add(connection);
   if (connection.status !== 'ready') {
     connection.disconnect();
     return;
@@ -111,11 +139,13 @@ export async function closeConnection(connection: RedisConnection, graceMs = QUI
   let timer: NodeJS.Timeout | undefined;
   const gaveUp = new Promise<'gave up'>((resolve) => (timer = setTimeout(() => resolve('gave up'), graceMs)));
   try {
-    const outcome = await Promise.race([connection.quit(), gaveUp]);
-    if (outcome === 'gave up') connection.disconnect();
+    await Promise.race([connection.quit(), gaveUp]);
   } catch {
-    connection.disconnect();
+    // Dropped below either way.
   } finally {
+    // Also after a QUIT that was answered: QUIT leaves a Sentinel-followed connection's failover-detector
+    // subscriptions open (redis/ioredis#1362), holding the process; disconnect() closes them.
+    connection.disconnect();
     clearTimeout(timer);
   }
 }
