@@ -60,7 +60,8 @@ describe('database outage (PostgreSQL behind a proxy)', () => {
     const proxied = new URL(real.url!);
     proxied.port = String(proxy.port);
     database = { ...real, url: proxied.toString(), env: { ...real.env, DATABASE_URL: proxied.toString() } };
-    t = await startTestApp({ database, extraModules: [ProbeModule] });
+    // The product's default connect timeout, which the outage answers below are timed against.
+    t = await startTestApp({ database, extraModules: [ProbeModule], env: { DATABASE_CONNECT_TIMEOUT_MS: '1500' } });
   });
 
   afterAll(async () => {
