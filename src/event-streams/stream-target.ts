@@ -1,8 +1,6 @@
-import http from 'node:http';
-import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 import type { AddressPolicy } from '../files/fetch/address-policy';
-import type { HostResolver } from '../files/fetch/safe-image-fetcher';
+import { bareHost, type HostResolver, literalRefused, pinnedRequest } from '../files/fetch/pinned-request';
 
 const MAX_URL_LENGTH = 2048;
 /** The receiver's answer is kept only as this much text of an error, never its body as such. */
@@ -20,10 +18,6 @@ export function urlProblem(raw: string): string | null {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must use http or https';
   if (url.username !== '' || url.password !== '') return 'must not carry a user name or password';
   return null;
-}
-
-function bareHost(url: URL): string {
-  return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
 }
 
 /**
@@ -49,9 +43,8 @@ export interface PostOutcome {
 }
 
 /**
- * POSTs `body` with `headers` to `raw`, connecting only to addresses the policy allows (checked by the socket's
- * own lookup, so a DNS answer that changes after the check cannot slip through, and again once connected). No
- * redirect is followed: a 3xx is a failure. Never throws.
+ * POSTs `body` with `headers` to `raw` as a {@link pinnedRequest}: only to addresses the policy allows, checked
+ * where the socket connects. No redirect is followed: a 3xx is a failure. Never throws.
  */
 export function postJson(
   raw: string,
@@ -62,31 +55,11 @@ export function postJson(
   timeoutMs: number,
 ): Promise<PostOutcome> {
   const url = new URL(raw);
-  const host = bareHost(url);
   const refused: PostOutcome = { ok: false, status: null, error: 'address not allowed' };
-  if (isIP(host) !== 0 && policy.refusal(host, host) !== null) return Promise.resolve(refused);
-
-  let refusal = false;
-  const lookup: LookupFunction = (hostname, options, callback) => {
-    resolve(hostname).then(
-      (addresses) => {
-        if (addresses.length === 0 || addresses.some(({ address }) => policy.refusal(address, host) !== null)) {
-          refusal = true;
-          callback(Object.assign(new Error('address not allowed'), { code: 'EREFUSED' }), options.all ? [] : '', 0);
-        } else if (options.all) callback(null, addresses);
-        else callback(null, addresses[0].address, addresses[0].family);
-      },
-      (error: NodeJS.ErrnoException) => callback(error, options.all ? [] : '', 0),
-    );
-  };
-
-  return new Promise<PostOutcome>((done) => {
-    const client = url.protocol === 'https:' ? https : http;
-    const request = client.request({
-      protocol: url.protocol,
-      hostname: host,
-      port: url.port || undefined,
-      path: `${url.pathname}${url.search}`,
+  if (literalRefused(url, policy)) return Promise.resolve(refused);
+  const { request, refused: wasRefused } = pinnedRequest(
+    url,
+    {
       method: 'POST',
       headers: {
         ...headers,
@@ -94,18 +67,13 @@ export function postJson(
         'content-length': String(Buffer.byteLength(body)),
         'user-agent': 'staff-auth-service/event-streams',
       },
-      agent: false,
-      lookup,
       signal: AbortSignal.timeout(timeoutMs),
-    });
-    request.once('socket', (socket) => {
-      socket.once('connect', () => {
-        if (socket.remoteAddress === undefined || policy.refusal(socket.remoteAddress, host) !== null) {
-          refusal = true;
-          request.destroy(new Error('address not allowed'));
-        }
-      });
-    });
+    },
+    policy,
+    resolve,
+  );
+
+  return new Promise<PostOutcome>((done) => {
     request.once('response', (response) => {
       const status = response.statusCode ?? 0;
       if (status >= 200 && status <= 299) {
@@ -124,7 +92,7 @@ export function postJson(
       response.once('error', finish);
     });
     request.once('error', (error: NodeJS.ErrnoException) => {
-      if (refusal) return done(refused);
+      if (wasRefused()) return done(refused);
       const reason =
         error.name === 'TimeoutError' || error.name === 'AbortError'
           ? `no answer within ${timeoutMs} ms`

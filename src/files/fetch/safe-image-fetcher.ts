@@ -1,22 +1,15 @@
-import type { LookupAddress } from 'node:dns';
-import { lookup as dnsLookup } from 'node:dns/promises';
-import http, { type IncomingMessage } from 'node:http';
-import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { normalizeMediaType, sanitizeFileName, sniffImageType } from '../file-metadata';
 import { FileTooLargeError, isLocalDiskError, StagingArea, type StagedFile } from '../storage/staging-area';
 import { AddressPolicy } from './address-policy';
+import { literalRefused, pinnedRequest, type HostResolver } from './pinned-request';
+
+export { systemHostResolver, type HostResolver } from './pinned-request';
 
 /** Injection token of the {@link HostResolver} (tests replace it to make a name resolve where they need). */
 export const HOST_RESOLVER = Symbol('HOST_RESOLVER');
-
-/** Every address of a host name, as `dns.lookup(name, { all: true })` gives them. */
-export type HostResolver = (hostname: string) => Promise<LookupAddress[]>;
-
-/** The system resolver (`/etc/hosts`, then DNS), in the order it returns. */
-export const systemHostResolver: HostResolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
 /** The URL cannot be fetched; the message is meant for the client and names no address it did not send. */
 export class FetchRefusedError extends Error {
@@ -35,13 +28,8 @@ const MAX_URL_LENGTH = 2048;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /**
- * Fetches an image from a client-supplied URL without becoming a proxy into the private network (SSRF).
- *
- * The address check happens where the connection is made: Node's socket asks our `lookup` for the addresses of the
- * host, and `lookup` refuses unless every resolved address is allowed. The addresses checked are therefore the
- * ones connected to; a DNS answer that changes between a check and the connect (rebinding) cannot slip through,
- * because there is no separate check. IP literals never reach `lookup` and are checked up front, and the socket's
- * remote address is checked again once connected. Redirects are followed by hand, each hop through the same path.
+ * Fetches an image from a client-supplied URL without becoming a proxy into the private network (SSRF): each
+ * request is a {@link pinnedRequest}. Redirects are followed by hand, each hop through the same path.
  * One deadline covers every hop and the body; the body is bounded in bytes and must prove to be an image.
  */
 @Injectable()
@@ -89,75 +77,28 @@ export class SafeImageFetcher {
   }
 
   private request(url: URL, hop: number, signal: AbortSignal): Promise<IncomingMessage> {
-    const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
     const notAllowed = () =>
       new FetchRefusedError(
         hop === 0
           ? 'The URL points to an address that is not allowed (only public internet addresses are).'
           : 'The URL redirects to an address that is not allowed (only public internet addresses are).',
       );
-    if (isIP(host) !== 0 && this.policy.refusal(host, host) !== null) return Promise.reject(notAllowed());
-
-    let refusal: FetchRefusedError | undefined;
-    const lookup: LookupFunction = (hostname, options, callback) => {
-      const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
-      this.allowedAddresses(hostname, host, family).then(
-        (addresses) => {
-          if (options.all) callback(null, addresses);
-          else callback(null, addresses[0].address, addresses[0].family);
-        },
-        (error: NodeJS.ErrnoException) => {
-          if (error instanceof FetchRefusedError) refusal = notAllowed();
-          callback(error, options.all ? [] : '', 0);
-        },
-      );
+    if (literalRefused(url, this.policy)) return Promise.reject(notAllowed());
+    const headers = {
+      accept: 'image/png, image/jpeg, image/gif, image/webp;q=0.9, image/*;q=0.5',
+      'accept-encoding': 'identity',
+      'user-agent': 'staff-auth-service/files (addimagefromurl)',
     };
-
+    const { request, refused } = pinnedRequest(url, { method: 'GET', headers, signal }, this.policy, this.resolveHost);
     return new Promise((resolve, reject) => {
-      const client = url.protocol === 'https:' ? https : http;
-      const request = client.request({
-        protocol: url.protocol,
-        hostname: host,
-        port: url.port || undefined,
-        path: `${url.pathname}${url.search}`,
-        method: 'GET',
-        headers: {
-          accept: 'image/png, image/jpeg, image/gif, image/webp;q=0.9, image/*;q=0.5',
-          'accept-encoding': 'identity',
-          'user-agent': 'staff-auth-service/files (addimagefromurl)',
-        },
-        // A fresh connection per hop: a pooled socket would have been checked for another host.
-        agent: false,
-        lookup,
-        signal,
-      });
-      request.once('socket', (socket) => {
-        socket.once('connect', () => {
-          if (socket.remoteAddress === undefined || this.policy.refusal(socket.remoteAddress, host) !== null) {
-            refusal = notAllowed();
-            request.destroy(refusal);
-          }
-        });
-      });
       request.once('response', (response) => {
         // Errors reach the body's consumer (the staging pipeline); until it is attached none may go unheard.
         response.on('error', () => undefined);
         resolve(response);
       });
-      request.on('error', (error) => reject(refusal ?? error));
+      request.on('error', (error) => reject(refused() ? notAllowed() : error));
       request.end();
     });
-  }
-
-  /** The addresses of `hostname` if every one may be connected to; a name with one private address is refused. */
-  private async allowedAddresses(hostname: string, urlHost: string, family?: number): Promise<LookupAddress[]> {
-    const addresses = await this.resolveHost(hostname);
-    if (addresses.length === 0 || addresses.some(({ address }) => this.policy.refusal(address, urlHost) !== null)) {
-      throw new FetchRefusedError('address not allowed');
-    }
-    const usable = family === 4 || family === 6 ? addresses.filter((entry) => entry.family === family) : addresses;
-    if (usable.length === 0) throw Object.assign(new Error(`no IPv${family} address`), { code: 'ENOTFOUND' });
-    return usable;
   }
 
   private async receive(url: URL, response: IncomingMessage, signal: AbortSignal): Promise<FetchedImage> {

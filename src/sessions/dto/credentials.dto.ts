@@ -1,6 +1,23 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsNotEmpty, IsOptional, IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { RecordIdProperty } from '../../common/http/record-id';
+
+/** The second factor's two fields, the same on both login routes that take them. */
+const OtpProperty = () =>
+  applyDecorators(
+    ApiPropertyOptional({ pattern: '^[0-9]{6}$', example: '123456', description: 'The current 6-digit TOTP code' }),
+    IsOptional(),
+    IsString(),
+    Matches(/^[0-9]{6}$/, { message: 'otp must be 6 digits' }),
+  );
+const RecoveryCodeProperty = () =>
+  applyDecorators(
+    ApiPropertyOptional({ example: 'abcd-efgh-ijkl-mnop', description: 'One of the recovery codes (each works once)' }),
+    IsOptional(),
+    IsString(),
+    Length(1, 64),
+  );
 
 export class CredentialsDto {
   @ApiProperty({ example: 'owner@demo.example' })
@@ -18,16 +35,10 @@ export class CredentialsDto {
 
 /** The second factor, for an account with TOTP on: one of the two. */
 export class SecondFactorDto extends CredentialsDto {
-  @ApiPropertyOptional({ pattern: '^[0-9]{6}$', example: '123456', description: 'The current 6-digit TOTP code' })
-  @IsOptional()
-  @IsString()
-  @Matches(/^[0-9]{6}$/, { message: 'otp must be 6 digits' })
+  @OtpProperty()
   otp?: string;
 
-  @ApiPropertyOptional({ example: 'abcd-efgh-ijkl-mnop', description: 'One of the recovery codes (each works once)' })
-  @IsOptional()
-  @IsString()
-  @Length(1, 64)
+  @RecoveryCodeProperty()
   recovery_code?: string;
 }
 
@@ -57,16 +68,10 @@ export class LoginDto {
   @MaxLength(256)
   password?: string;
 
-  @ApiPropertyOptional({ pattern: '^[0-9]{6}$', example: '123456', description: 'The current 6-digit TOTP code' })
-  @IsOptional()
-  @IsString()
-  @Matches(/^[0-9]{6}$/, { message: 'otp must be 6 digits' })
+  @OtpProperty()
   otp?: string;
 
-  @ApiPropertyOptional({ example: 'abcd-efgh-ijkl-mnop', description: 'One of the recovery codes (each works once)' })
-  @IsOptional()
-  @IsString()
-  @Length(1, 64)
+  @RecoveryCodeProperty()
   recovery_code?: string;
 
   @ApiPropertyOptional({
