@@ -9,7 +9,7 @@ export type TestDatabase = 'embedded' | 'postgres';
 /** The server the PostgreSQL project creates its throw-away databases on. */
 export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-/** A freshly initialised, empty PGlite folder made once per run, copied by each test (initdb takes seconds). */
+/** A PGlite folder made and migrated once per run (embedded-global-setup.ts), copied by each test. */
 export const EMBEDDED_TEMPLATE_DIR = join(tmpdir(), `staff-auth-pglite-template-${process.env.JEST_RUN_ID ?? 'local'}`);
 
 export function currentTestDatabase(): TestDatabase {
