@@ -137,6 +137,26 @@ export class SentinelSet {
     return Number(out.trim().split('\n')[1]);
   }
 
+  /**
+   * Resolves once every sentinel names the same master as the first. Each sentinel announces a switch
+   * (+switch-master) when it learns of it, up to a hello period (2 s) after the one that led the failover, and
+   * ioredis's failover detector reconnects at each announcement.
+   */
+  async settled(timeoutMs = 10_000): Promise<void> {
+    const master = await this.currentMaster();
+    await until(
+      'every sentinel names the new master',
+      async () => {
+        for (const port of this.sentinels) {
+          const out = await cli(port, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.masterName);
+          if (Number(out.trim().split('\n')[1]) !== master) return false;
+        }
+        return true;
+      },
+      timeoutMs,
+    );
+  }
+
   /** SIGKILLs the master; resolves once the sentinels name the replica instead. */
   async killMaster(): Promise<{ killedAt: number; promotedAt: number }> {
     const old = await this.currentMaster();
