@@ -14,7 +14,12 @@ const lastLine = (stdout: string): string =>
     .filter((line) => line.trim() !== '')
     .pop() ?? '';
 
-/** ratelimit:set / ratelimit:list / ratelimit:unset (docs/contract.md), run as the operator runs them. */
+/**
+ * ratelimit:set / ratelimit:list / ratelimit:unset (docs/contract.md), run as the operator runs them. On PostgreSQL
+ * only: the commands' code is the same on both databases, and on the embedded one a CLI process opens the data
+ * folder as in cli.e2e-spec.ts and hands ratelimit:set/unset to a running service as in
+ * cli-while-service-runs.embedded-only.e2e-spec.ts; here it cost a minute or two of the suite for nothing more.
+ */
 describe('operator CLI: rate-limit overrides', () => {
   let db: ProvisionedDatabase;
   let acme: number;
