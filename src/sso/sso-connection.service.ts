@@ -73,7 +73,7 @@ export class SsoConnectionService {
         const taken = await domainsTakenElsewhere(manager, principal.companyId, connection.emailDomains);
         if (taken.length > 0)
           throw ApiError.conflict(`E-mail domain already connected to another company: ${taken[0]}`);
-        await saveConnection(manager, connection, this.clock.now());
+        await saveConnection(manager, connection, this.clock.now(), principal.employeeId);
         await this.audit.record(manager, {
           type: 'sso.connection_changed',
           companyId: principal.companyId,

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { type ResealBatch, resealRows } from '../common/sealing/reseal-rows';
 import type { Grant } from '../permissions/permission';
@@ -50,7 +51,7 @@ export async function connectionOf(manager: EntityManager, companyId: number): P
 /** The connection that claims the e-mail's domain, if any. */
 export async function connectionForDomain(manager: EntityManager, domain: string): Promise<SsoConnection | null> {
   const [row] = await manager.query<Row[]>(
-    `${SELECT} WHERE c.company_id = (SELECT company_id FROM sso_email_domain WHERE domain = $1)`,
+    `${SELECT} WHERE c.company_id = (SELECT company_id FROM sso_email_domain WHERE domain = $1 LIMIT 1)`,
     [domain],
   );
   return row ? toConnection(row) : null;
@@ -100,14 +101,22 @@ export async function domainsTakenElsewhere(
   return rows.map((row) => row.domain);
 }
 
-/** Creates or replaces the company's connection and its domains. */
-export async function saveConnection(manager: EntityManager, connection: SsoConnection, now: Date): Promise<void> {
+/**
+ * Creates or replaces the company's connection and its domains. A domain listed again keeps its challenge and
+ * its proof; a new one gets a fresh challenge, unproven; one no longer listed is dropped.
+ */
+export async function saveConnection(
+  manager: EntityManager,
+  connection: SsoConnection,
+  now: Date,
+  editorId: number | null,
+): Promise<void> {
   await manager.query(
     `INSERT INTO sso_connection (company_id, issuer, client_id, client_secret, enforced, jit_enabled, jit_permissions,
-                                 created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
+                                 created_at, updated_at, updated_by)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9)
      ON CONFLICT (company_id) DO UPDATE SET issuer = $2, client_id = $3, client_secret = $4, enforced = $5,
-       jit_enabled = $6, jit_permissions = $7, updated_at = $8`,
+       jit_enabled = $6, jit_permissions = $7, updated_at = $8, updated_by = $9`,
     [
       connection.companyId,
       connection.issuer,
@@ -117,13 +126,34 @@ export async function saveConnection(manager: EntityManager, connection: SsoConn
       connection.jit.enabled,
       connection.jit.permissions,
       now,
+      editorId,
     ],
   );
-  await manager.query('DELETE FROM sso_email_domain WHERE company_id = $1', [connection.companyId]);
-  await manager.query('INSERT INTO sso_email_domain (domain, company_id) SELECT unnest($1::varchar[]), $2', [
-    connection.emailDomains,
+  await manager.query('DELETE FROM sso_email_domain WHERE company_id = $1 AND NOT (domain = ANY($2::varchar[]))', [
     connection.companyId,
+    connection.emailDomains,
   ]);
+  for (const domain of connection.emailDomains) {
+    await manager.query(
+      `INSERT INTO sso_email_domain (company_id, domain, challenge) VALUES ($1, $2, $3)
+       ON CONFLICT (company_id, domain) DO NOTHING`,
+      [connection.companyId, domain, newDomainChallenge()],
+    );
+  }
+}
+
+/** The value a company publishes at `_staff-auth-challenge.<domain>` to prove it holds the domain. */
+export function newDomainChallenge(): string {
+  return `staff-auth-domain-verification=${randomBytes(18).toString('base64url')}`;
+}
+
+/** The company that has proven `domain`, if any: the only one whose connection speaks for its e-mails. */
+export async function verifiedOwnerOf(manager: EntityManager, domain: string): Promise<number | null> {
+  const [row] = await manager.query<Array<{ company_id: number }>>(
+    'SELECT company_id FROM sso_email_domain WHERE domain = $1 AND verified_at IS NOT NULL',
+    [domain],
+  );
+  return row?.company_id ?? null;
 }
 
 export async function deleteConnection(manager: EntityManager, companyId: number): Promise<boolean> {

@@ -12,6 +12,7 @@ import { CreateSsoTables1795553100000 } from './1795553100000-CreateSsoTables';
 import { CreatePasskeys1795553200000 } from './1795553200000-CreatePasskeys';
 import { CreateScimTokens1795553300000 } from './1795553300000-CreateScimTokens';
 import { CreateEventStreams1795553400000 } from './1795553400000-CreateEventStreams';
+import { ProveSsoEmailDomains1795553500000 } from './1795553500000-ProveSsoEmailDomains';
 
 /**
  * Listed explicitly (not globbed) so the compiled app, ts-jest and the TypeORM CLI all see the same set; one per
@@ -32,4 +33,5 @@ export const MIGRATIONS = [
   CreatePasskeys1795553200000,
   CreateScimTokens1795553300000,
   CreateEventStreams1795553400000,
+  ProveSsoEmailDomains1795553500000,
 ];
