@@ -2,6 +2,10 @@
  * Three projects: unit specs beside the code, and the end-to-end suite twice — once on the embedded database
  * (PGlite) and once on real PostgreSQL — so both targets are held to the same tests.
  */
+// One id per run, set before any global set-up or worker starts, so that every process of the run names the same
+// embedded template folder and two runs on one machine never share (or delete) each other's.
+process.env.JEST_RUN_ID ??= `${process.pid}-${require('node:crypto').randomBytes(3).toString('hex')}`;
+
 const common = {
   testEnvironment: 'node',
   moduleFileExtensions: ['ts', 'js', 'json'],

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +10,6 @@ import { join } from 'node:path';
  * it then finds nothing pending. PostgreSQL's migrations are tested from empty in migrations.postgres-only.
  */
 export default async function embeddedGlobalSetup(): Promise<void> {
-  process.env.JEST_RUN_ID ??= `${process.pid}-${randomBytes(3).toString('hex')}`;
   const { EMBEDDED_TEMPLATE_DIR } = await import('./databases');
   const { loadConfig } = await import('../../src/config/app-config');
   const { buildDataSourceOptions } = await import('../../src/database/data-source-options');
