@@ -19,6 +19,18 @@ describe('SCIM 2.0 provisioning', () => {
   let ownerJwt: string;
   let scim: ReturnType<typeof scimClient>;
 
+  /** An SSO connection of the company (JIT off: its permissions are what SCIM's new members get). */
+  const connect = (idp: JoseIdp, domain: string, permissions: string[]) =>
+    authed(t, ownerJwt)
+      .put('/v1/sso/connection', {
+        issuer: idp.issuer,
+        client_id: 'staff-auth',
+        client_secret: 'a-client-secret-of-the-test',
+        email_domains: [domain],
+        enforced: false,
+        jit: { enabled: false, permissions },
+      })
+      .expect(200);
   const filterFor = (userName: string) => `/Users?filter=${encodeURIComponent(`userName eq "${userName}"`)}`;
 
   /** The member signs in (a password set for the test), gets users:read and an API key, and both work. */
@@ -225,16 +237,7 @@ describe('SCIM 2.0 provisioning', () => {
     const idp = new JoseIdp('staff-auth');
     await idp.start();
     try {
-      await authed(t, ownerJwt)
-        .put('/v1/sso/connection', {
-          issuer: idp.issuer,
-          client_id: 'staff-auth',
-          client_secret: 'a-client-secret-of-the-test',
-          email_domains: ['shared.example'],
-          enforced: false,
-          jit: { enabled: false, permissions: [] },
-        })
-        .expect(200);
+      await connect(idp, 'shared.example', []);
       await setDomainProven(t, company.id, 'shared.example');
     } finally {
       await idp.stop();
@@ -298,16 +301,7 @@ describe('SCIM 2.0 provisioning', () => {
     const idp = new JoseIdp('staff-auth');
     await idp.start();
     try {
-      await authed(t, ownerJwt)
-        .put('/v1/sso/connection', {
-          issuer: idp.issuer,
-          client_id: 'staff-auth',
-          client_secret: 'a-client-secret-of-the-test',
-          email_domains: ['provisioned.example'],
-          enforced: false,
-          jit: { enabled: false, permissions: ['orders:read', 'products:read'] },
-        })
-        .expect(200);
+      await connect(idp, 'provisioned.example', ['orders:read', 'products:read']);
       const email = `jit.${process.pid}@provisioned.example`;
       const res = await scim.post('/Users', { schemas: [USER_SCHEMA], userName: email, active: true }).expect(201);
       const listed = await authed(t, ownerJwt).get('/v1/users?per_page=100').expect(200);
