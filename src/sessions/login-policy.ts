@@ -28,7 +28,10 @@ export abstract class LoginPolicy {
    * e-mail's domain.
    */
   abstract assertSessionMayEnter(manager: EntityManager, companyId: number, session: SessionProof): Promise<void>;
-  /** Whether the session's proof of its person counts in `companyId` (step-up): where it may enter. */
+  /**
+   * Whether the session's proof of its person counts in `companyId` (step-up): a password or passkey proof
+   * wherever the session is; a provider's only where that provider speaks for the person (as for a switch).
+   */
   abstract sessionCounts(manager: EntityManager, companyId: number, session: SessionProof): Promise<boolean>;
   /**
    * Whether `companyId` may give an existing account a membership without its person's word (SSO sign-in with
