@@ -65,12 +65,13 @@ export interface paths {
         put?: never;
         /**
          * Renew a token: the previous token is blacklisted and its refresh token used up
-         * @description Checks, in order: error_refresh_token_invalid (401), error_jwt_blacklisted (400), error_session_max_age (400, more than 30 days since login), error_jwt_expired (400). A used refresh token presented again more than 10 s after its use ends the whole session.
+         * @description Checks, in order: error_refresh_token_invalid (401), error_jwt_blacklisted (400), error_session_max_age (400, more than 30 days since login), error_jwt_expired (400). A used refresh token presented again more than 10 s after its use ends the whole session. A session its company no longer admits (single sign-on required since it began, or its provider no longer trusted there) is not renewed: 403.
          *
          *     **About its error answers**
          *
          *     - **400**: error_jwt_blacklisted (the session has ended), error_session_max_age (more than 30 days since login), error_jwt_expired (the token of this refresh token has expired)
          *     - **401**: error_refresh_token_invalid
+         *     - **403**: error_sso_required; error_login_method_not_accepted
          */
         post: operations["refreshToken"];
         delete?: never;
@@ -193,11 +194,11 @@ export interface paths {
         put?: never;
         /**
          * Switch the session to another company of the account (at most 10 per 60 s per employee)
-         * @description The previous token is blacklisted; the session and its login time are kept.
+         * @description The previous token is blacklisted; the session and its login time are kept. A session opened through a company's identity provider enters only companies whose own connection has that issuer and has proven the e-mail's domain.
          *
          *     **About its error answers**
          *
-         *     - **403**: error_company_not_member; error_sso_required
+         *     - **403**: error_company_not_member; error_sso_required; error_login_method_not_accepted
          *     - **429**: More than 10 switches within 60 seconds by this employee (body in the object form)
          */
         post: operations["changeWorkingCompany"];
@@ -1381,12 +1382,12 @@ export interface paths {
         put?: never;
         /**
          * Issue a SCIM token for this company
-         * @description The identity provider sends it as `Authorization: Bearer <token>` to `/scim/v2` (SCIM 2.0, RFC 7644). The token is shown only in this answer and stored as its SHA-256.
+         * @description The identity provider sends it as `Authorization: Bearer <token>` to `/scim/v2` (SCIM 2.0, RFC 7644). The token is shown only in this answer and stored as its SHA-256. Whoever controls the directory speaks for every member, so it takes `*`; the token holds what its creator holds now (nothing once they leave).
          *
          *     **About its error answers**
          *
          *     - **401**: error_reauthentication_required (step-up): a login token whose session last proved its person (login or POST /v1/users/me/reauthenticate) more than 15 minutes ago is refused; reauthenticate, then retry. API keys are not asked.
-         *     - **403**: This operation needs a login token (JWT), not an API key with the permission `sso:manage`.
+         *     - **403**: This operation needs a login token (JWT), not an API key with the permission `*`.
          */
         post: operations["createScimToken"];
         delete?: never;
@@ -2759,6 +2760,12 @@ export interface components {
             /** @description One human sentence */
             message: string;
         };
+        "Error403.login_method_not_accepted.sso_required": {
+            /** @description Exactly one error code */
+            error: ("error_login_method_not_accepted" | "error_sso_required")[];
+            /** @description One human sentence */
+            message: string;
+        };
         "Error400.bad_request.jwt_blacklisted.jwt_expired.validation": {
             /** @description Exactly one error code */
             error: ("error_bad_request" | "error_jwt_blacklisted" | "error_jwt_expired" | "error_validation")[];
@@ -2793,9 +2800,9 @@ export interface components {
             /** @description One human sentence */
             message: string;
         };
-        "Error403.company_not_member.permission_denied.sso_required": {
+        "Error403.company_not_member.login_method_not_accepted.permission_denied.sso_required": {
             /** @description Exactly one error code */
-            error: ("error_company_not_member" | "error_permission_denied" | "error_sso_required")[];
+            error: ("error_company_not_member" | "error_login_method_not_accepted" | "error_permission_denied" | "error_sso_required")[];
             /** @description One human sentence */
             message: string;
         };
@@ -3144,6 +3151,24 @@ export interface components {
                 "application/json": components["schemas"]["Error401.jwt_query_not_allowed.refresh_token_invalid"];
             };
         };
+        /**
+         * @description - `error_login_method_not_accepted`: the session was proven through another company's identity provider, which this company does not trust: a switch into it, or a refresh in it; log in to that company directly
+         *     - `error_sso_required`: the company signs its staff in through its identity provider only: a password or passkey login, an invitation acceptance or a switch into it from a session that did not sign in there
+         */
+        "403.login_method_not_accepted.sso_required": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error403.login_method_not_accepted.sso_required"];
+            };
+        };
         /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
         "429.rate_limit_exceed": {
             headers: {
@@ -3330,10 +3355,11 @@ export interface components {
         };
         /**
          * @description - `error_company_not_member`: company_id is not one of the account's companies
+         *     - `error_login_method_not_accepted`: the session was proven through another company's identity provider, which this company does not trust: a switch into it, or a refresh in it; log in to that company directly
          *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
          *     - `error_sso_required`: the company signs its staff in through its identity provider only: a password or passkey login, an invitation acceptance or a switch into it from a session that did not sign in there
          */
-        "403.company_not_member.permission_denied.sso_required": {
+        "403.company_not_member.login_method_not_accepted.permission_denied.sso_required": {
             headers: {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
@@ -3344,7 +3370,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error403.company_not_member.permission_denied.sso_required"];
+                "application/json": components["schemas"]["Error403.company_not_member.login_method_not_accepted.permission_denied.sso_required"];
             };
         };
         /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
@@ -3749,6 +3775,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.session_max_age.validation"];
             401: components["responses"]["401.jwt_query_not_allowed.refresh_token_invalid"];
+            403: components["responses"]["403.login_method_not_accepted.sso_required"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -3981,7 +4008,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.company_not_member.permission_denied.sso_required"];
+            403: components["responses"]["403.company_not_member.login_method_not_accepted.permission_denied.sso_required"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];

@@ -64,7 +64,7 @@ POST /v1/marketingconversations                permission marketingconversations
 POST /v1/marketingconversations/:id/messages   permission marketingconversations:write       marketingconversations: 60 per 3 s
 POST /v1/orders                                permission orders:write                       orders: 15 per 3 s
 POST /v1/products                              permission products:write                     products: 15 per 3 s
-POST /v1/scim/tokens                           permission sso:manage, JWT only, step-up      scim: 15 per 3 s
+POST /v1/scim/tokens                           permission *, JWT only, step-up               scim: 15 per 3 s
 POST /v1/sso/backchannel-logout                public                                        sso: 15 per 3 s
 POST /v1/sso/exchange                          public                                        sso: 15 per 3 s
 POST /v1/sso/start                             public                                        sso: 15 per 3 s

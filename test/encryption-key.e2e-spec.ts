@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { totpCodeAt } from '../src/auth/mfa/totp';
-import { SsoSecretBox, TotpSecretBox } from '../src/auth/mfa/totp-secret-box';
+import { Webhook } from 'standardwebhooks';
+import { SsoSecretBox, StreamSecretBox, TotpSecretBox } from '../src/auth/mfa/totp-secret-box';
 import { type ProvisionedDatabase, currentTestDatabase, provisionDatabase } from './support/databases';
 import { type Account, authed, createAccount, createCompanies, login } from './support/fixtures';
 import { JoseIdp } from './support/jose-idp';
 import { ManualClock } from './support/manual-clock';
 import { startTestApp, type TestApp } from './support/test-app';
+import { WebhookReceiver } from './support/webhook-receiver';
 
 const ENCRYPTION_KEY = randomBytes(32).toString('base64');
 
@@ -14,7 +16,7 @@ const ENCRYPTION_KEY = randomBytes(32).toString('base64');
  * docs/contract.md "Other systems plug in": ENCRYPTION_KEY gives the stored TOTP secrets a key of their own;
  * setting it re-encrypts what is stored, at start, once, whichever instance gets there.
  */
-describe('ENCRYPTION_KEY re-encrypts the stored TOTP and SSO client secrets at start', () => {
+describe('ENCRYPTION_KEY re-encrypts the stored TOTP, SSO client and event-stream secrets at start', () => {
   let database: ProvisionedDatabase;
   let t: TestApp | undefined;
   const clock = new ManualClock('2026-11-25T09:00:00Z');
@@ -112,6 +114,65 @@ describe('ENCRYPTION_KEY re-encrypts the stored TOTP and SSO client secrets at s
       expect(box.open(after)).toEqual({ plain: 'the-client-secret', stale: false });
     } finally {
       await idp.stop();
+    }
+  });
+
+  it('event-stream signing secrets: stored sealed, the clear ones of before sealed at start, deliveries still verify', async () => {
+    const receivers = [await new WebhookReceiver().start(), await new WebhookReceiver().start()];
+    const streams = { STREAMS_ALLOWLIST: '127.0.0.1', STREAMS_POLL_MS: '50' };
+    try {
+      let app = await restart(streams);
+      const [company] = await createCompanies(app, 'Streams Co');
+      const reader = await createAccount(app, [company.id], ['auditevents:read']);
+      const jwt = (await login(app, reader, company.id)).jwt;
+      const created = [];
+      for (const receiver of receivers) {
+        created.push(
+          (await authed(app, jwt).post('/v1/auditevents/streams', { url: receiver.url }).expect(201)).body as {
+            id: string;
+            secret: string;
+          },
+        );
+      }
+      const secretOf = async (on: TestApp, id: string): Promise<string> =>
+        (await on.app.get(DataSource).query('SELECT secret FROM event_stream WHERE id = $1', [id]))[0].secret;
+      // Sealed from the start: the row holds neither the secret nor its key bytes.
+      const sealed = await secretOf(app, created[0].id);
+      expect(sealed.startsWith(app.app.get(StreamSecretBox).currentPrefix)).toBe(true);
+      expect(sealed).not.toContain(created[0].secret.slice(6));
+      // A stream of an instance from before secrets were sealed: its secret as given out.
+      await app.app
+        .get(DataSource)
+        .query('UPDATE event_stream SET secret = $2 WHERE id = $1', [created[1].id, created[1].secret]);
+
+      app = await restart({ ENCRYPTION_KEY, ...streams });
+      const box = app.app.get(StreamSecretBox);
+      expect(box.currentPrefix).not.toBe(app.app.get(SsoSecretBox).currentPrefix);
+      expect(box.currentPrefix).not.toBe(app.app.get(TotpSecretBox).currentPrefix);
+      for (const stream of created) {
+        const now = await secretOf(app, stream.id);
+        expect(now.startsWith(box.currentPrefix)).toBe(true);
+        expect(box.open(now)?.plain).toBe(stream.secret);
+      }
+      expect(app.logs.text).toMatch(/"column":"event_stream.secret","resealed":2/);
+
+      // Deliveries are signed with the secret each stream was given out with.
+      await login(app, reader, company.id);
+      for (const [index, receiver] of receivers.entries()) {
+        await receiver.waitFor(
+          () => receiver.accepted.some((r) => r.body.includes('login.succeeded')),
+          5000,
+          'a delivery',
+        );
+        const delivery = receiver.accepted.find((r) => r.body.includes('login.succeeded'))!;
+        // Signed as Standard Webhooks says, with this stream's secret (the test clock is days behind, so the
+        // signature is recomputed rather than passed through verify()'s freshness check).
+        const [id, timestamp] = [String(delivery.headers['webhook-id']), Number(delivery.headers['webhook-timestamp'])];
+        const expected = new Webhook(created[index].secret).sign(id, new Date(timestamp * 1000), delivery.body);
+        expect(String(delivery.headers['webhook-signature']).split(' ')).toContain(expected);
+      }
+    } finally {
+      for (const receiver of receivers) await receiver.close();
     }
   });
 

@@ -91,6 +91,12 @@ describe('SCIM 2.0 refusals and tokens', () => {
       'userName eq "',
       '"',
       'userName eq "a"]',
+      // NUL and unpaired surrogates, once the JSON escapes are undone (docs/contract.md: refused like every
+      // other input; a NUL used to reach PostgreSQL and answer 500).
+      'userName eq "a\\u0000b@example.test"',
+      'userName eq "\\u0000"',
+      'userName eq "\\ud800@example.test"',
+      'userName eq "x\\udc00"',
     ]) {
       expectScimError(await scim.get(`/Users?filter=${encodeURIComponent(filter)}`), 400, 'invalidFilter');
     }

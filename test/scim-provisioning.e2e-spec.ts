@@ -3,6 +3,7 @@ import { expectError } from './support/expectations';
 import { type Account, authed, createAccount, createCompanies, login } from './support/fixtures';
 import { expectScimError, issueScimToken, PATCH_OP, scimClient, setPassword, USER_SCHEMA } from './support/scim';
 import { JoseIdp } from './support/jose-idp';
+import { setDomainProven } from './support/sso-sign-in';
 import { startTestApp, type TestApp } from './support/test-app';
 
 /**
@@ -18,6 +19,18 @@ describe('SCIM 2.0 provisioning', () => {
   let ownerJwt: string;
   let scim: ReturnType<typeof scimClient>;
 
+  /** An SSO connection of the company (JIT off: its permissions are what SCIM's new members get). */
+  const connect = (idp: JoseIdp, domain: string, permissions: string[]) =>
+    authed(t, ownerJwt)
+      .put('/v1/sso/connection', {
+        issuer: idp.issuer,
+        client_id: 'staff-auth',
+        client_secret: 'a-client-secret-of-the-test',
+        email_domains: [domain],
+        enforced: false,
+        jit: { enabled: false, permissions },
+      })
+      .expect(200);
   const filterFor = (userName: string) => `/Users?filter=${encodeURIComponent(`userName eq "${userName}"`)}`;
 
   /** The member signs in (a password set for the test), gets users:read and an API key, and both work. */
@@ -219,7 +232,17 @@ describe('SCIM 2.0 provisioning', () => {
   });
 
   it('pages with startIndex and count; an existing account elsewhere is added, its name and e-mail stay its own', async () => {
-    const shared = await createAccount(t, [other.id], ['*']);
+    // Added only because the company has proven the account's domain (test/company-takeover.e2e-spec.ts has
+    // the refusal); the proof is set straight in the table (support/sso-sign-in.ts says why).
+    const idp = new JoseIdp('staff-auth');
+    await idp.start();
+    try {
+      await connect(idp, 'shared.example', []);
+      await setDomainProven(t, company.id, 'shared.example');
+    } finally {
+      await idp.stop();
+    }
+    const shared = await createAccount(t, [other.id], ['*'], `shared-${process.pid}@shared.example`);
     const res = await scim.post('/Users', { schemas: [USER_SCHEMA], userName: shared.email }).expect(201);
     expect(Number(res.body.id)).toBe(shared.id);
     expectScimError(await scim.post('/Users', { schemas: [USER_SCHEMA], userName: shared.email }), 409, 'uniqueness');
@@ -243,6 +266,7 @@ describe('SCIM 2.0 provisioning', () => {
     expect(none).toMatchObject({ totalResults: all.totalResults, itemsPerPage: 0, Resources: [] });
     const beyond = (await scim.get(`/Users?startIndex=${all.totalResults + 5}`).expect(200)).body;
     expect(beyond).toMatchObject({ totalResults: all.totalResults, Resources: [] });
+    await authed(t, ownerJwt).delete('/v1/sso/connection').expect(204);
   });
 
   it('suspended in one company, a member of two: the other goes on; no switch into the suspended one', async () => {
@@ -277,16 +301,7 @@ describe('SCIM 2.0 provisioning', () => {
     const idp = new JoseIdp('staff-auth');
     await idp.start();
     try {
-      await authed(t, ownerJwt)
-        .put('/v1/sso/connection', {
-          issuer: idp.issuer,
-          client_id: 'staff-auth',
-          client_secret: 'a-client-secret-of-the-test',
-          email_domains: ['provisioned.example'],
-          enforced: false,
-          jit: { enabled: false, permissions: ['orders:read', 'products:read'] },
-        })
-        .expect(200);
+      await connect(idp, 'provisioned.example', ['orders:read', 'products:read']);
       const email = `jit.${process.pid}@provisioned.example`;
       const res = await scim.post('/Users', { schemas: [USER_SCHEMA], userName: email, active: true }).expect(201);
       const listed = await authed(t, ownerJwt).get('/v1/users?per_page=100').expect(200);

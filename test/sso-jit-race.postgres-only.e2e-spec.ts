@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { AuditRecorder } from '../src/audit/audit-recorder.service';
+import { LoginPolicy } from '../src/sessions/login-policy';
 import { inTransactionRetryingRace, provision } from '../src/sso/sso-provisioning';
 import type { SsoConnection } from '../src/sso/sso-connections';
 import { createCompanies } from './support/fixtures';
@@ -35,9 +36,10 @@ describe('SSO JIT provisioning racing itself', () => {
   it('both first sign-ins get the one account; without the retry one of them fails', async () => {
     const dataSource = t.app.get(DataSource);
     const audit = t.app.get(AuditRecorder);
+    const policy = t.app.get(LoginPolicy);
     const signIn = (email: string) =>
       inTransactionRetryingRace(dataSource, async (manager) => {
-        const id = await provision(manager, audit, connection, { email, name: null }, client);
+        const id = await provision(manager, audit, policy, connection, { email, name: null }, client);
         // Hold the transaction open a moment, so the other one meets this one's uncommitted row.
         await manager.query('SELECT pg_sleep(0.2)');
         return id;
@@ -53,7 +55,7 @@ describe('SSO JIT provisioning racing itself', () => {
     // The same race with a plain transaction: the loser's unique violation would have reached the caller.
     const plain = (email: string) =>
       dataSource.transaction(async (manager) => {
-        const id = await provision(manager, audit, connection, { email, name: null }, client);
+        const id = await provision(manager, audit, policy, connection, { email, name: null }, client);
         await manager.query('SELECT pg_sleep(0.2)');
         return id;
       });

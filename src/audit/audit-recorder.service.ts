@@ -141,13 +141,16 @@ export class AuditRecorder implements OnModuleInit {
   /**
    * One event in every company an account belongs to (a login attempt, a password change), the account being
    * the subject; still one INSERT (`INSERT … SELECT` over its memberships), so finding the account costs no
-   * query of its own. Returns how many were stored: 0 when no account has that e-mail (or it belongs to no
-   * company), in which case the event is only counted, never stored (docs/contract.md: it belongs to no company).
+   * query of its own. With `inCompany`, only there when the account belongs to it: an attempt into one company
+   * is that company's (docs/contract.md "Whose people a company may speak for"). Returns how many were stored: 0
+   * when no account has that e-mail (or it belongs to no company), in which case the event is only counted, never
+   * stored (docs/contract.md: it belongs to no company).
    */
   async recordForAccount(
     manager: EntityManager,
     account: { employeeId: number } | { email: string },
     input: Omit<AuditEventInput, 'companyId' | 'subject'>,
+    inCompany?: number,
   ): Promise<number> {
     const occurredAt = this.clock.now();
     const template: AuditEventInput = { ...input, companyId: 0, subject: { kind: 'employee', id: 0, email: null } };
@@ -160,12 +163,14 @@ export class AuditRecorder implements OnModuleInit {
            SELECT m.company_id, $1::timestamptz, $2, $3, $4, $5, 'employee', e.id::text, e.email, $6::uuid, $7, $8,
                   $9::jsonb
              ${employeeFrom('e')} ${membershipJoin('m', 'e.id', null, 'JOIN', 'include')}
-            WHERE ${match}`,
+             ${membershipJoin('named', 'e.id', '$11::int', 'LEFT JOIN', 'include')}
+            WHERE ${match} AND (named.company_id IS NULL OR m.company_id = named.company_id)`,
           'id, company_id, subject_id, subject_email',
         ),
         [
           ...[row[1], row[2], row[3], row[4], row[5], row[9], row[10], row[11], row[12]],
           'employeeId' in account ? account.employeeId : account.email.trim().toLowerCase(),
+          inCompany ?? null,
         ],
       );
     if (inserted.length === 0) {

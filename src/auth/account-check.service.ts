@@ -21,6 +21,9 @@ import { SecondFactorService, type SecondFactorInput } from './mfa/second-factor
 export const FAILED_LOGIN_LIMIT = 10;
 export const FAILED_LOGIN_WINDOW_MS = 15 * 60 * 1000;
 
+/** The details naming the company an attempt was made into, when it names one. */
+const into = (companyId: number | undefined) => (companyId === undefined ? {} : { company_id: companyId });
+
 const lockKeyOf = (email: string) => `login-failures:${sha256Hex(email.trim().toLowerCase())}`;
 
 /**
@@ -49,11 +52,12 @@ export class AccountCheck {
     password: string,
     client: ClientInfo,
     secondFactor: SecondFactorInput,
+    companyId?: number,
   ): Promise<Employee> {
-    const employee = await this.checkCredentials(email, password, client);
+    const employee = await this.checkCredentials(email, password, client, companyId);
     if (employee.totpEnabledAt === null) return employee;
     // checkCredentials has just refused a locked e-mail: the lock is not read a second time.
-    await this.checkSecondFactor(employee, secondFactor, client);
+    await this.checkSecondFactor(employee, secondFactor, client, companyId);
     return employee;
   }
 
@@ -68,9 +72,10 @@ export class AccountCheck {
     account: Pick<Employee, 'id' | 'email'>,
     input: SecondFactorInput,
     client: ClientInfo,
+    companyId?: number,
   ): Promise<void> {
-    await this.refuseWhileLocked(lockKeyOf(account.email), { employeeId: account.id }, client);
-    await this.checkSecondFactor(account, input, client);
+    await this.refuseWhileLocked(lockKeyOf(account.email), { employeeId: account.id }, client, 'password', companyId);
+    await this.checkSecondFactor(account, input, client, companyId);
   }
 
   /** {@link proveSecondFactor} once the lock was found open. */
@@ -78,11 +83,12 @@ export class AccountCheck {
     account: Pick<Employee, 'id' | 'email'>,
     input: SecondFactorInput,
     client: ClientInfo,
+    companyId?: number,
   ): Promise<void> {
     const lockKey = lockKeyOf(account.email);
     const outcome = await this.secondFactor.check(account.id, input);
     if (outcome === 'missing') {
-      await this.recordFailure({ employeeId: account.id }, 'otp_required', client);
+      await this.recordFailure({ employeeId: account.id }, 'otp_required', client, into(companyId));
       throw new ApiError(
         ErrorCode.OtpRequired,
         HttpStatus.UNAUTHORIZED,
@@ -92,7 +98,7 @@ export class AccountCheck {
     if (outcome === 'invalid') {
       await this.counters.hitWindow(lockKey, FAILED_LOGIN_WINDOW_MS, FAILED_LOGIN_LIMIT);
       this.metrics.login('invalid_credentials');
-      await this.recordFailure({ employeeId: account.id }, 'otp_invalid', client);
+      await this.recordFailure({ employeeId: account.id }, 'otp_invalid', client, into(companyId));
       throw new ApiError(
         ErrorCode.OtpInvalid,
         HttpStatus.UNAUTHORIZED,
@@ -128,9 +134,9 @@ export class AccountCheck {
    * are refused before any password is checked, whether or not they exist. Also the check of a current password
    * before an account change (which therefore counts toward the same lock).
    */
-  async checkCredentials(email: string, password: string, client: ClientInfo): Promise<Employee> {
+  async checkCredentials(email: string, password: string, client: ClientInfo, companyId?: number): Promise<Employee> {
     const lockKey = lockKeyOf(email);
-    await this.refuseWhileLocked(lockKey, { email }, client);
+    await this.refuseWhileLocked(lockKey, { email }, client, 'password', companyId);
 
     const employee = await this.employees.findWithPasswordHash(email);
     const valid = employee
@@ -140,7 +146,7 @@ export class AccountCheck {
       await this.counters.hitWindow(lockKey, FAILED_LOGIN_WINDOW_MS, FAILED_LOGIN_LIMIT);
       this.metrics.login('invalid_credentials');
       // By e-mail even when the account is known, so an unknown e-mail costs the same statement (0 rows).
-      await this.recordFailure({ email }, 'invalid_credentials', client);
+      await this.recordFailure({ email }, 'invalid_credentials', client, into(companyId));
       throw new ApiError(ErrorCode.InvalidCredentials, HttpStatus.UNAUTHORIZED, 'The e-mail or password is wrong.');
     }
     // With TOTP on, the count is cleared only after the second factor (verifyAccount).
@@ -153,28 +159,39 @@ export class AccountCheck {
     account: { employeeId: number } | { email: string },
     client: ClientInfo,
     method: LoginMetricMethod = 'password',
+    companyId?: number,
   ): Promise<void> {
     const failures = await this.counters.peekWindow(lockKey, FAILED_LOGIN_WINDOW_MS, FAILED_LOGIN_LIMIT);
     // While Redis is away the storage counts this instance's share of the limit only (record.limit).
     if (failures.hits < (failures.limit ?? FAILED_LOGIN_LIMIT)) return;
     this.metrics.login('locked', method);
-    await this.recordFailure(account, 'locked', client);
+    await this.recordFailure(account, 'locked', client, into(companyId));
     throw ApiError.accountRateLimited(failures.secondsLeft, 'Too many failed logins for this e-mail; try again later.');
   }
 
-  /** `login.failed` in every company of the account; for an e-mail with no account, only counted. */
+  /**
+   * `login.failed`: in the company the attempt names (`details.company_id`) when the account belongs to it, for
+   * what happens in one company is that company's alone (docs/contract.md "Whose people a company may speak
+   * for"); in every company of the account for an attempt that names none (login step 1) or one it is no member
+   * of; for an e-mail with no account, only counted.
+   */
   async recordFailure(
     account: { employeeId: number } | { email: string },
     reason: LoginFailureReason,
     client: ClientInfo,
-    details: Record<string, unknown> = {},
+    details: { company_id?: number } & Record<string, unknown> = {},
   ): Promise<void> {
-    await this.audit.recordForAccount(this.dataSource.manager, account, {
-      type: 'login.failed',
-      actor: ANONYMOUS,
-      ip: client.ip,
-      userAgent: client.userAgent,
-      details: { reason, ...details },
-    });
+    await this.audit.recordForAccount(
+      this.dataSource.manager,
+      account,
+      {
+        type: 'login.failed',
+        actor: ANONYMOUS,
+        ip: client.ip,
+        userAgent: client.userAgent,
+        details: { reason, ...details },
+      },
+      details.company_id,
+    );
   }
 }

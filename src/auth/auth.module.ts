@@ -12,7 +12,7 @@ import { JwtKeyRing } from './credentials/jwt-key-ring';
 import { UsageRecorder } from './credentials/usage-recorder';
 import { SecondFactorService } from './mfa/second-factor.service';
 import { SEALED_COLUMNS, type SealedColumn, SealedColumnsResealer, TOTP_SECRETS } from './mfa/sealed-columns';
-import { SsoSecretBox, TotpSecretBox } from './mfa/totp-secret-box';
+import { SsoSecretBox, StreamSecretBox, TotpSecretBox } from './mfa/totp-secret-box';
 
 /**
  * Checking credentials: an account's (e-mail, password, second factor, under the e-mail's lock) and a request's
@@ -34,6 +34,11 @@ import { SsoSecretBox, TotpSecretBox } from './mfa/totp-secret-box';
       provide: SsoSecretBox,
       inject: [JwtKeyRing, AppConfig],
       useFactory: (ring: JwtKeyRing, config: AppConfig) => new SsoSecretBox(ring, config.encryptionKey),
+    },
+    {
+      provide: StreamSecretBox,
+      inject: [JwtKeyRing, AppConfig],
+      useFactory: (ring: JwtKeyRing, config: AppConfig) => new StreamSecretBox(ring, config.encryptionKey),
     },
     // Modules owning another sealed column add theirs to this array (see SEALED_COLUMNS).
     { provide: SEALED_COLUMNS, useFactory: (): SealedColumn[] => [TOTP_SECRETS] },
@@ -57,6 +62,7 @@ import { SsoSecretBox, TotpSecretBox } from './mfa/totp-secret-box';
     TotpSecretBox,
     SEALED_COLUMNS,
     SsoSecretBox,
+    StreamSecretBox,
   ],
 })
 export class AuthModule {}

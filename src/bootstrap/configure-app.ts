@@ -1,6 +1,7 @@
 import { VersioningType } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { registerFormBody } from '../common/http/form-body';
+import { registerJsonBody } from '../common/http/json-body';
 import { registerMultipart } from '../common/http/multipart';
 import type { AppLogger } from '../common/logging/logger';
 import { loggableUrl } from '../common/logging/logger';
@@ -24,6 +25,8 @@ export function configureApp(app: NestFastifyApplication, logger: AppLogger): vo
   const fastify = app.getHttpAdapter().getInstance();
   // JSON only: a text/plain body must answer 415, not reach a handler as a string.
   fastify.removeContentTypeParser(['text/plain']);
+  // A JSON content type with zero bytes is no body (json-body.ts).
+  registerJsonBody(fastify);
   // multipart/form-data only where a route asks for it (file uploads); JSON stays the rule everywhere else.
   registerMultipart(app, app.get(AppConfig).filesMaxBytes);
   // /scim/v2 (SCIM 2.0) is not versioned (its controllers declare no version) and takes application/scim+json.

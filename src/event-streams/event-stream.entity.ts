@@ -2,7 +2,10 @@ import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 
 export type StreamState = 'active' | 'paused';
 
-/** A company's receiver of its security events. `secret` is kept as given out (`whsec_…`): every delivery is signed with it. */
+/**
+ * A company's receiver of its security events. `secret` (`whsec_…`, every delivery is signed with it) is stored
+ * sealed by StreamSecretBox; rows from before were re-sealed at start (STREAM_SECRETS in stream-records.ts).
+ */
 @Entity({ name: 'event_stream' })
 export class EventStream {
   @PrimaryColumn('uuid')

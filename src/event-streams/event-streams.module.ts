@@ -1,5 +1,7 @@
-import { Module, type OnModuleInit } from '@nestjs/common';
+import { Inject, Module, type OnModuleInit } from '@nestjs/common';
 import { AuditRecorder } from '../audit/audit-recorder.service';
+import { AuthModule } from '../auth/auth.module';
+import { SEALED_COLUMNS, type SealedColumn } from '../auth/mfa/sealed-columns';
 import { HOST_RESOLVER, systemHostResolver } from '../files/fetch/safe-image-fetcher';
 import { RevocationModule } from '../revocation/revocation.module';
 import { EventStreamsController } from './event-streams.controller';
@@ -7,13 +9,14 @@ import { EventStreamsService } from './event-streams.service';
 import { StreamDeliverer } from './stream-deliverer';
 import { StreamMetrics } from './stream-metrics';
 import { StreamOutbox } from './stream-outbox';
+import { STREAM_SECRETS } from './stream-records';
 
 /**
  * Security-event streams (docs/contract.md, "Other systems plug in"): the routes, the outbox the audit recorder
  * writes through (plugged in here, so src/audit never names this folder), and the deliverer every instance runs.
  */
 @Module({
-  imports: [RevocationModule],
+  imports: [AuthModule, RevocationModule],
   controllers: [EventStreamsController],
   providers: [
     EventStreamsService,
@@ -27,9 +30,12 @@ export class EventStreamsModule implements OnModuleInit {
   constructor(
     private readonly recorder: AuditRecorder,
     private readonly outbox: StreamOutbox,
+    @Inject(SEALED_COLUMNS) private readonly sealedColumns: SealedColumn[],
   ) {}
 
   onModuleInit(): void {
     this.recorder.useOutbox(this.outbox);
+    // The signing secrets join the columns ENCRYPTION_KEY re-encrypts at start, as SsoModule's client secrets.
+    if (!this.sealedColumns.includes(STREAM_SECRETS)) this.sealedColumns.push(STREAM_SECRETS);
   }
 }

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { StreamSecretBox } from '../auth/mfa/totp-secret-box';
 import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
 import { type PageQueryDto, type Page, toPage } from '../common/http/pagination';
@@ -26,6 +27,7 @@ export class EventStreamsService {
     private readonly clock: Clock,
     private readonly bus: RevocationBus,
     private readonly deliverer: StreamDeliverer,
+    private readonly box: StreamSecretBox,
     config: AppConfig,
     @Inject(HOST_RESOLVER) private readonly resolveHost: HostResolver,
   ) {
@@ -39,12 +41,13 @@ export class EventStreamsService {
       const message = 'must resolve to public internet addresses only';
       throw ApiError.validation(`The url ${message}.`, [{ field: 'url', message }]);
     }
+    // Standard Webhooks: `whsec_` and the base64 of 24 to 64 random bytes. Shown once, stored sealed.
+    const secret = `whsec_${randomBytes(32).toString('base64')}`;
     const stream: EventStream = {
       id: randomUUID(),
       companyId,
       url,
-      // Standard Webhooks: `whsec_` and the base64 of 24 to 64 random bytes.
-      secret: `whsec_${randomBytes(32).toString('base64')}`,
+      secret: this.box.seal(secret),
       state: 'active',
       failingSince: null,
       failures: 0,
@@ -61,7 +64,7 @@ export class EventStreamsService {
       await repository.insert(stream);
     });
     await this.changed();
-    return { id: stream.id, url: stream.url, secret: stream.secret };
+    return { id: stream.id, url: stream.url, secret };
   }
 
   async list(companyId: number, query: PageQueryDto): Promise<Page<EventStreamDto>> {

@@ -2,6 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShut
 import { Webhook } from 'standardwebhooks';
 import { DataSource, type EntityManager } from 'typeorm';
 import { loadAuditEvents } from '../audit/audit-outbox';
+import { StreamSecretBox } from '../auth/mfa/totp-secret-box';
 import { Clock } from '../common/clock/clock';
 import { APP_LOGGER } from '../common/logging/logging.module';
 import type { AppLogger } from '../common/logging/logger';
@@ -18,6 +19,7 @@ import {
   type AttemptRow,
   type ClaimedStream,
   claimStream,
+  isPlainStreamSecret,
   pendingRows,
   saveBatch,
   type StreamUpdate,
@@ -63,6 +65,7 @@ export class StreamDeliverer implements OnApplicationBootstrap, OnApplicationShu
     private readonly outbox: StreamOutbox,
     private readonly bus: RevocationBus,
     @Inject(HOST_RESOLVER) private readonly resolveHost: HostResolver,
+    private readonly box: StreamSecretBox,
   ) {
     this.policy = new AddressPolicy(config.streamsAllowlist);
   }
@@ -163,6 +166,18 @@ export class StreamDeliverer implements OnApplicationBootstrap, OnApplicationShu
     return true;
   }
 
+  /**
+   * The stream's secret, opened; a `whsec_` value not yet re-sealed (another instance starting) as it is. One
+   * sealed with a key no longer configured cannot sign anything: the batch stops, logged at each poll, and the
+   * events wait in the outbox until the operator configures that key again.
+   */
+  private signingSecret(stream: ClaimedStream): string {
+    if (isPlainStreamSecret(stream.secret)) return stream.secret;
+    const opened = this.box.open(stream.secret);
+    if (opened === null) throw new Error(`the signing secret of stream ${stream.id} cannot be opened`);
+    return opened.plain;
+  }
+
   /** `writer` null: write in a short transaction of its own (embedded database). */
   private async run(stream: ClaimedStream, reader: EntityManager, writer: EntityManager | null): Promise<void> {
     const rows = await pendingRows(reader, stream.id, BATCH_EVENTS);
@@ -175,7 +190,7 @@ export class StreamDeliverer implements OnApplicationBootstrap, OnApplicationShu
         )
       ).map((e) => [e.id, e]),
     );
-    const webhook = new Webhook(stream.secret);
+    const webhook = new Webhook(this.signingSecret(stream));
     const started = performance.now();
     const done: string[] = [];
     const attempts: AttemptRow[] = [];

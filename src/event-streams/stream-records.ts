@@ -1,4 +1,6 @@
 import type { EntityManager } from 'typeorm';
+import type { SealedColumn } from '../auth/mfa/sealed-columns';
+import { type ResealBatch, resealRows, type SealCursor } from '../common/sealing/reseal-rows';
 
 /** A stream taken for one batch of deliveries. */
 export interface ClaimedStream {
@@ -171,3 +173,36 @@ export async function countActiveStreams(manager: EntityManager): Promise<number
   );
   return Number(row.count);
 }
+
+/**
+ * One batch of re-encryption of the streams' signing secrets (src/auth/mfa/sealed-columns.ts), as for the SSO
+ * client secrets, by stream id; the `whsec_…` values of streams created before secrets were sealed are sealed.
+ */
+async function resealStreamSecrets(
+  manager: EntityManager,
+  currentPrefix: string,
+  afterId: SealCursor,
+  limit: number,
+  reseal: (sealed: string) => string | null,
+): Promise<ResealBatch> {
+  const rows = await manager.query<Array<{ id: string; secret: string }>>(
+    `SELECT id, secret FROM event_stream
+      WHERE id > $1::uuid AND left(secret, length($2)) <> $2
+      ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED`,
+    [afterId, currentPrefix, limit],
+  );
+  return resealRows(rows, { id: (row) => row.id, sealed: (row) => row.secret }, reseal, (row, value) =>
+    manager.query('UPDATE event_stream SET secret = $3 WHERE id = $1 AND secret = $2', [row.id, row.secret, value]),
+  );
+}
+
+/** What a stream's secret looked like before it was sealed: Standard Webhooks' `whsec_` prefix. */
+export const isPlainStreamSecret = (value: string): boolean => value.startsWith('whsec_');
+
+export const STREAM_SECRETS: SealedColumn = {
+  name: 'event_stream.secret',
+  purpose: 'event_stream_secret',
+  firstCursor: '00000000-0000-0000-0000-000000000000',
+  isPlain: isPlainStreamSecret,
+  resealBatch: resealStreamSecrets,
+};

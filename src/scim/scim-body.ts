@@ -1,4 +1,5 @@
 import { errorCodes, type FastifyInstance } from 'fastify';
+import { jsonBodyParser } from '../common/http/json-body';
 import { errorDialectFor, registerErrorDialect } from '../common/errors/error-dialects';
 import { SCIM_ERROR_DIALECT } from './scim-errors';
 
@@ -9,7 +10,7 @@ import { SCIM_ERROR_DIALECT } from './scim-errors';
  */
 export function configureScimHttp(fastify: FastifyInstance): void {
   registerErrorDialect(SCIM_ERROR_DIALECT);
-  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  const parseJson = jsonBodyParser(fastify);
   fastify.addContentTypeParser('application/scim+json', { parseAs: 'string' }, (request, body, done) => {
     if (errorDialectFor(request.url) !== SCIM_ERROR_DIALECT) {
       done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(), undefined);

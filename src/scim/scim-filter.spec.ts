@@ -24,6 +24,9 @@ describe('SCIM filter', () => {
     '',
     '(userName eq "a")',
     'userName eq "\\x"',
+    'userName eq "a\\u0000b"',
+    'userName eq "\\ud800"',
+    'userName eq "\\udfff@example.com"',
   ])('refuses %s with invalidFilter', (filter) => {
     expect(() => parseUserFilter(filter)).toThrow(
       expect.objectContaining({ rawBody: expect.objectContaining({ status: '400', scimType: 'invalidFilter' }) }),

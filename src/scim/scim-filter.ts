@@ -1,5 +1,6 @@
-import { ScimError } from './scim-errors';
 import { HttpStatus } from '@nestjs/common';
+import { findInputProblem } from '../common/http/input-sanity';
+import { ScimError } from './scim-errors';
 
 /** What a supported filter asks for: the member whose e-mail (userName) is this, compared without case. */
 export interface UserFilter {
@@ -35,5 +36,8 @@ export function parseUserFilter(filter: string): UserFilter {
     throw invalidFilter('The filter value is not a valid string.');
   }
   if (typeof value !== 'string') throw invalidFilter('The filter value is not a valid string.');
+  // The input-sanity layer saw the escapes (`\u0000`), not what they stand for: the same rule, after unescaping.
+  const problem = findInputProblem(value);
+  if (problem) throw invalidFilter(`The filter value ${problem.message.replace(/^the value /, '')}.`);
   return { userName: value };
 }

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { Grant } from '../permissions/permission';
 
 /**
  * A bearer token an identity provider provisions one company's staff with (SCIM 2.0). Only the SHA-256 of the
@@ -20,6 +21,10 @@ export class ScimToken {
 
   @Column({ name: 'created_by', type: 'integer', nullable: true })
   createdBy: number | null;
+
+  /** What the creator held when it was made; a request gets no more than the creator also holds then. */
+  @Column({ type: 'text', array: true })
+  permissions: Grant[];
 
   @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

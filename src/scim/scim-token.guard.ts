@@ -1,5 +1,6 @@
 import { type CanActivate, type ExecutionContext, HttpStatus, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { grants, type Permission } from '../permissions/permission';
 import { ScimError } from './scim-errors';
 import { type ScimCaller, ScimTokensService } from './scim-tokens.service';
 
@@ -29,14 +30,27 @@ export class ScimTokenGuard implements CanActivate {
     const token = BEARER.exec(header)?.[1];
     const caller = token === undefined ? null : await this.tokens.authenticate(token);
     if (caller === null) throw unauthorized('The SCIM token is not valid (unknown, deleted or malformed).');
+    if (caller === 'orphaned') {
+      throw unauthorized('The person who created this SCIM token no longer belongs to the company; issue a new one.');
+    }
     request.scimCaller = caller;
     return true;
   }
 }
 
-/** The company and token of a SCIM request (set by {@link ScimTokenGuard}). */
-export function scimCallerOf(request: FastifyRequest): ScimCaller {
+/**
+ * The company and token of a SCIM request (set by {@link ScimTokenGuard}); with `needs`, 403 unless the token
+ * holds it now: reading the company's users needs `users:read`, changing them `users:write`, as for any other
+ * credential of the company.
+ */
+export function scimCallerOf(request: FastifyRequest, needs?: Permission): ScimCaller {
   const caller = (request as ScimRequest).scimCaller;
   if (!caller) throw new Error('ScimTokenGuard did not run');
+  if (needs !== undefined && !grants(caller.permissions, needs)) {
+    throw new ScimError(
+      HttpStatus.FORBIDDEN,
+      `This SCIM token does not hold ${needs}: its creator no longer does, or did not when it was made.`,
+    );
+  }
   return caller;
 }

@@ -19,12 +19,13 @@ export class ScimTokensController {
   constructor(private readonly tokens: ScimTokensService) {}
 
   @Post()
-  @Auth({ permission: 'sso:manage', jwtOnly: true, stepUp: true })
+  @Auth({ permission: '*', jwtOnly: true, stepUp: true })
   @ApiOperation({
     summary: 'Issue a SCIM token for this company',
     description:
       'The identity provider sends it as `Authorization: Bearer <token>` to `/scim/v2` (SCIM 2.0, RFC 7644). ' +
-      'The token is shown only in this answer and stored as its SHA-256.',
+      'The token is shown only in this answer and stored as its SHA-256. Whoever controls the directory speaks ' +
+      'for every member, so it takes `*`; the token holds what its creator holds now (nothing once they leave).',
   })
   @NoStore()
   @ApiCreatedResponse({ type: CreatedScimTokenDto, headers: NO_STORE_HEADERS })

@@ -9,22 +9,28 @@ import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
 import type { ClientInfo } from '../common/http/client-info';
 import { type Page, type PageQueryDto, toPage } from '../common/http/pagination';
+import { membershipJoin } from '../membership/membership-sql';
+import { type Grant, intersectGrants, normalizeGrants } from '../permissions/permission';
 import type { CreatedScimTokenDto, ScimTokenDto } from './dto/scim-token.dto';
 import { ScimToken } from './scim-token.entity';
 
 /** The prefix of every SCIM token: recognisable in a leaked log or a secret scanner, never a JWT or an API key. */
 export const SCIM_TOKEN_PREFIX = 'scim_';
 
-/** What a SCIM request acts as: the company the token was issued for. */
+/**
+ * What a SCIM request acts as: the company the token was issued for, with what the token holds now (what its
+ * creator held when making it, and still holds).
+ */
 export interface ScimCaller {
   tokenId: string;
   companyId: number;
+  permissions: Grant[];
 }
 
 /** How often `last_used_at` is written at most per token (the list shows it to the minute, as for API keys). */
 const USE_RECORD_INTERVAL_MS = 60_000;
 
-/** SCIM bearer tokens of one company: issued by an employee holding `sso:manage`, stored as their SHA-256. */
+/** SCIM bearer tokens of one company: issued by an employee holding `*`, stored as their SHA-256. */
 @Injectable()
 export class ScimTokensService {
   constructor(
@@ -41,6 +47,7 @@ export class ScimTokensService {
       name: name?.trim() || 'SCIM token',
       tokenHash: sha256Hex(token),
       createdBy: principal.employeeId,
+      permissions: normalizeGrants(principal.permissions),
       createdAt: this.clock.now(),
       lastUsedAt: null,
     };
@@ -95,20 +102,37 @@ export class ScimTokensService {
   }
 
   /**
-   * The company a presented token belongs to, or null. Looked up on every request, not cached: SCIM traffic is
-   * light, and a deleted token is then refused at once on every instance without a notice.
+   * The company a presented token belongs to and what it may do now, 'orphaned' when its creator no longer is an
+   * active member of that company (a token holds no more than its creator does: nothing then), or null. Looked
+   * up on every request, not cached: SCIM traffic is light, and a deleted token or a creator's lost permission
+   * then counts at once on every instance without a notice.
    */
-  async authenticate(token: string): Promise<ScimCaller | null> {
+  async authenticate(token: string): Promise<ScimCaller | 'orphaned' | null> {
     if (!token.startsWith(SCIM_TOKEN_PREFIX) || token.length > 200) return null;
-    const [row] = await this.dataSource.query<Array<{ id: string; company_id: number; last_used_at: Date | null }>>(
-      'SELECT id, company_id, last_used_at FROM scim_token WHERE token_hash = $1',
+    const [row] = await this.dataSource.query<
+      Array<{
+        id: string;
+        company_id: number;
+        last_used_at: Date | null;
+        permissions: Grant[];
+        creator_permissions: Grant[] | null;
+      }>
+    >(
+      `SELECT t.id, t.company_id, t.last_used_at, t.permissions, m.permissions AS creator_permissions
+         FROM scim_token t ${membershipJoin('m', 't.created_by', 't.company_id', 'LEFT JOIN')}
+        WHERE t.token_hash = $1`,
       [sha256Hex(token)],
     );
     if (!row) return null;
+    if (row.creator_permissions === null) return 'orphaned';
     const now = this.clock.now();
     if (row.last_used_at === null || now.getTime() - new Date(row.last_used_at).getTime() >= USE_RECORD_INTERVAL_MS) {
       await this.dataSource.query('UPDATE scim_token SET last_used_at = $2 WHERE id = $1', [row.id, now]);
     }
-    return { tokenId: row.id, companyId: Number(row.company_id) };
+    return {
+      tokenId: row.id,
+      companyId: Number(row.company_id),
+      permissions: intersectGrants(row.permissions, row.creator_permissions),
+    };
   }
 }

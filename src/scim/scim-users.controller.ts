@@ -67,7 +67,7 @@ export class ScimUsersController {
   @Get()
   @Header('content-type', SCIM_MEDIA_TYPE)
   async list(@Req() request: FastifyRequest, @Query() query: SkippedQuery) {
-    const { companyId } = scimCallerOf(request);
+    const { companyId } = scimCallerOf(request, 'users:read');
     if (query.filter !== undefined && typeof query.filter !== 'string') {
       throw new ScimError(400, 'Give one filter.', 'invalidFilter');
     }
@@ -90,7 +90,7 @@ export class ScimUsersController {
   @Get(':id')
   @Header('content-type', SCIM_MEDIA_TYPE)
   async get(@Req() request: FastifyRequest, @Param('id') id: string, @Query() _ignored: SkippedQuery) {
-    const { companyId } = scimCallerOf(request);
+    const { companyId } = scimCallerOf(request, 'users:read');
     const member = await findProvisionedMember(this.dataSource.manager, companyId, userIdOf(id));
     if (!member) throw ScimError.notFound();
     return userResource(member, scimBaseUrl(request));
@@ -105,7 +105,11 @@ export class ScimUsersController {
     @Body() body: unknown,
     @Query() _ignored: SkippedQuery,
   ) {
-    const member = await this.users.create(scimCallerOf(request), parseUserResource(body), clientOf(request));
+    const member = await this.users.create(
+      scimCallerOf(request, 'users:write'),
+      parseUserResource(body),
+      clientOf(request),
+    );
     const resource = userResource(member, scimBaseUrl(request));
     void reply.header('location', resource.meta.location);
     return resource;
@@ -121,7 +125,7 @@ export class ScimUsersController {
   ) {
     const employeeId = userIdOf(id);
     const member = await this.users.update(
-      scimCallerOf(request),
+      scimCallerOf(request, 'users:write'),
       employeeId,
       parseUserResource(body),
       clientOf(request),
@@ -138,7 +142,8 @@ export class ScimUsersController {
     @Query() _ignored: SkippedQuery,
   ) {
     const employeeId = userIdOf(id);
-    const member = await this.users.update(scimCallerOf(request), employeeId, parsePatch(body), clientOf(request));
+    const caller = scimCallerOf(request, 'users:write');
+    const member = await this.users.update(caller, employeeId, parsePatch(body), clientOf(request));
     return userResource(member, scimBaseUrl(request));
   }
 
@@ -149,6 +154,6 @@ export class ScimUsersController {
     @Param('id') id: string,
     @Query() _ignored: SkippedQuery,
   ): Promise<void> {
-    await this.users.remove(scimCallerOf(request), userIdOf(id), clientOf(request));
+    await this.users.remove(scimCallerOf(request, 'users:write'), userIdOf(id), clientOf(request));
   }
 }

@@ -15,9 +15,10 @@ import {
   type ProvisionedMember,
   setMembershipSuspended,
 } from '../membership/membership-records';
-import { ALL_PERMISSIONS } from '../permissions/permission';
+import { ALL_PERMISSIONS, coversAll } from '../permissions/permission';
 import { RevocationBus } from '../revocation/revocation-bus';
 import { endSessionsInCompany } from '../sessions/end-sessions';
+import { LoginPolicy } from '../sessions/login-policy';
 import { revokeKeysIn } from '../api-keys/api-key-records';
 import { removeMember } from '../users/member-removal';
 import { provisioningPermissionsFor } from './provisioning-permissions';
@@ -27,6 +28,12 @@ import { nameAfter, type UserChange } from './scim-user';
 
 const LAST_OWNER =
   'This is the last active member holding `*` in the company; it can be neither suspended nor removed.';
+
+/**
+ * The one answer for an e-mail that is taken, whether by a member here or by an account this company may not
+ * attach: nothing in it tells the two apart (docs/contract.md "No company attaches an account it does not own").
+ */
+const taken = () => new ScimError(HttpStatus.CONFLICT, 'A user with this userName already exists.', 'uniqueness');
 
 /**
  * The writes of SCIM provisioning, each one transaction with its audit events: creating a member (and the
@@ -43,6 +50,7 @@ export class ScimUsersService {
     private readonly clock: Clock,
     private readonly audit: AuditRecorder,
     private readonly bus: RevocationBus,
+    private readonly policy: LoginPolicy,
   ) {}
 
   async create(caller: ScimCaller, change: UserChange & { userName: string }, client: ClientInfo) {
@@ -52,12 +60,9 @@ export class ScimUsersService {
       let employeeId = await employeeIdOf(manager, change.userName);
       const events: AuditEventInput[] = [];
       if (employeeId !== null) {
-        if (await findProvisionedMember(manager, companyId, employeeId)) {
-          throw new ScimError(
-            HttpStatus.CONFLICT,
-            'A user with this userName is already in the company.',
-            'uniqueness',
-          );
+        if (await findProvisionedMember(manager, companyId, employeeId)) throw taken();
+        if (!(await this.policy.mayAttach(manager, companyId, { id: employeeId, email: change.userName }))) {
+          throw taken();
         }
       } else {
         // No password anyone knows: the member signs in through the company's identity provider, or sets one
@@ -70,7 +75,7 @@ export class ScimUsersService {
         employeeId = employee.id;
         events.push(this.event(caller, client, 'employee.created', employeeId, change.userName, {}));
       }
-      const permissions = await provisioningPermissionsFor(manager, companyId);
+      const permissions = await provisioningPermissionsFor(manager, companyId, caller.permissions);
       await addMembership(manager, employeeId, companyId, permissions);
       const suspended = change.active === false;
       if (suspended) await setMembershipSuspended(manager, employeeId, companyId, true, this.clock.now());
@@ -93,6 +98,7 @@ export class ScimUsersService {
       await lockCompanyForChange(manager, companyId);
       const member = await findProvisionedMember(manager, companyId, employeeId, true);
       if (!member) throw ScimError.notFound();
+      assertCovers(caller, member);
       await this.changeProfile(manager, member, change);
       let suspended = false;
       if (change.active !== undefined && change.active === member.suspended) {
@@ -114,6 +120,7 @@ export class ScimUsersService {
       await lockCompanyForChange(manager, companyId);
       const member = await findProvisionedMember(manager, companyId, employeeId, true);
       if (!member) throw ScimError.notFound();
+      assertCovers(caller, member);
       await this.assertNotLastOwner(manager, member, companyId);
       const removed = await removeMember(manager, employeeId, companyId, this.clock.now());
       if (!removed) throw ScimError.notFound();
@@ -203,4 +210,13 @@ export class ScimUsersService {
       details: { ...details, via: 'scim' },
     };
   }
+}
+
+/** A token changes no member who holds a permission it lacks (docs/contract.md "Nobody grants more than they hold"). */
+function assertCovers(caller: ScimCaller, member: ProvisionedMember): void {
+  if (coversAll(caller.permissions, member.permissions)) return;
+  throw new ScimError(
+    HttpStatus.FORBIDDEN,
+    'This member holds permissions this SCIM token does not: it can neither change, suspend nor remove them.',
+  );
 }

@@ -26,11 +26,17 @@ export class CompanySwitchController {
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Switch the session to another company of the account (at most 10 per 60 s per employee)',
-    description: 'The previous token is blacklisted; the session and its login time are kept.',
+    description:
+      'The previous token is blacklisted; the session and its login time are kept. A session opened through a ' +
+      "company's identity provider enters only companies whose own connection has that issuer and has proven the " +
+      "e-mail's domain.",
   })
   @NoStore()
   @ApiOkResponse({ type: LoginResultDto, headers: NO_STORE_HEADERS })
-  @ApiForbiddenResponse({ description: 'error_company_not_member; error_sso_required', type: ErrorBodySchema })
+  @ApiForbiddenResponse({
+    description: 'error_company_not_member; error_sso_required; error_login_method_not_accepted',
+    type: ErrorBodySchema,
+  })
   @ApiTooManyRequestsResponse({
     description: 'More than 10 switches within 60 seconds by this employee (body in the object form)',
     example: { error: ['error_rate_limit_exceed'], message: 'Too many company switches; try again later.' },

@@ -6,6 +6,8 @@ import { employeeJoin } from '../employee/employee-sql';
 import { membershipJoin } from '../membership/membership-sql';
 import type { Grant } from '../permissions/permission';
 import { passkeyCountColumn } from '../passkeys/passkey-records';
+import { LoginPolicy } from './login-policy';
+import type { LoginMethod } from './login-session.entity';
 import { JwtKeyRing } from '../auth/credentials/jwt-key-ring';
 import { parseJws, verifyEdDsa } from '../auth/credentials/jws';
 import type { Principal } from '../auth/credentials/principal';
@@ -63,6 +65,7 @@ export class JwtStrategy implements CredentialStrategy {
     private readonly keys: JwtKeyRing,
     private readonly dataSource: DataSource,
     @Inject(CREDENTIAL_STRATEGIES) strategies: CredentialStrategy[],
+    private readonly policy: LoginPolicy,
   ) {
     strategies.push(this);
   }
@@ -115,12 +118,21 @@ export class JwtStrategy implements CredentialStrategy {
     return this.dataSource.query('UPDATE login_session SET last_used_at = $1 WHERE id = $2', [at, sessionId]);
   }
 
+  /**
+   * The session's last proof of its person, where it counts: a session opened through a provider proves its
+   * person only in the companies that trust that provider for the e-mail (the login policy), none elsewhere.
+   */
   async provenAt(principal: Principal): Promise<Date | null> {
-    const rows: Array<{ proven_at: Date }> = await this.dataSource.query(
-      'SELECT proven_at FROM login_session WHERE id = $1 AND ended_at IS NULL',
-      [principal.sessionId],
-    );
-    return rows[0] ? new Date(rows[0].proven_at) : null;
+    const rows: Array<{ proven_at: Date; method: LoginMethod; sso_issuer: string | null }> =
+      await this.dataSource.query(
+        'SELECT proven_at, method, sso_issuer FROM login_session WHERE id = $1 AND ended_at IS NULL',
+        [principal.sessionId],
+      );
+    const row = rows[0];
+    if (!row) return null;
+    const proof = { method: row.method, ssoIssuer: row.sso_issuer, email: principal.employee.email };
+    if (!(await this.policy.sessionCounts(this.dataSource.manager, principal.companyId, proof))) return null;
+    return new Date(row.proven_at);
   }
 
   /**

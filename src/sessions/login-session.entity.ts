@@ -9,7 +9,8 @@ export type SessionEndReason =
   | 'password_changed'
   | 'password_reset'
   | 'mfa_enabled'
-  | 'backchannel_logout';
+  | 'backchannel_logout'
+  | 'sso_enforced';
 
 /** How the person signed in: docs/contract.md, sessions list `method`. */
 export type LoginMethod = 'password' | 'sso' | 'passkey';

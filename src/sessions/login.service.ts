@@ -62,7 +62,7 @@ export class LoginService {
     client: ClientInfo,
     secondFactor: SecondFactorInput = {},
   ): Promise<LoginResult> {
-    const employee = await this.accounts.verifyAccount(email, password, client, secondFactor);
+    const employee = await this.accounts.verifyAccount(email, password, client, secondFactor, companyId);
     const membership = await this.memberships.find(employee.id, companyId);
     if (!membership) {
       this.metrics.login('not_member');

@@ -48,7 +48,7 @@ export class SessionTokens {
       }
       const session = await this.store.lockLiveSession(manager, principal.sessionId!);
       if (!session) throw blacklisted('The session has ended.');
-      await this.policy.assertSessionMayEnter(manager, companyId, session);
+      await this.policy.assertSessionMayEnter(manager, companyId, { ...session, email: member.employee.email });
       const revoked = await this.issuer.revoke(manager, { id: principal.credentialId }, 'company_switch', now);
       if (revoked !== 1) throw blacklisted('This token has already been replaced.');
       await this.store.moveSession(manager, session.id, companyId, now);
@@ -72,11 +72,13 @@ export class SessionTokens {
 
   /**
    * A new token for a session in its working company, inside the caller's transaction (the refresh rotation);
-   * refused as blacklisted when the account no longer belongs to the company.
+   * refused as blacklisted when the account no longer belongs to the company, and as a switch into it would be
+   * when the company's rules no longer admit the session (enforcement turned on, its provider changed).
    */
   async renew(manager: EntityManager, session: LoginSession, now: Date): Promise<LoginResult> {
     const member = await this.store.member(manager, session.employeeId, session.companyId);
     if (!member) throw blacklisted('The account no longer belongs to this company.');
+    await this.policy.assertSessionMayEnter(manager, session.companyId, { ...session, email: member.employee.email });
     const pair = await this.issuer.issue(manager, session, session.companyId, now);
     return toLoginResult(pair, session, member.company, member.employee);
   }

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
+  ApiForbiddenResponse,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
@@ -33,11 +34,13 @@ export class SessionsController {
     description:
       'Checks, in order: error_refresh_token_invalid (401), error_jwt_blacklisted (400), error_session_max_age ' +
       '(400, more than 30 days since login), error_jwt_expired (400). A used refresh token presented again more ' +
-      'than 10 s after its use ends the whole session.',
+      'than 10 s after its use ends the whole session. A session its company no longer admits (single sign-on ' +
+      'required since it began, or its provider no longer trusted there) is not renewed: 403.',
   })
   @NoStore()
   @ApiOkResponse({ type: LoginResultDto, headers: NO_STORE_HEADERS })
   @ApiUnauthorizedResponse({ description: 'error_refresh_token_invalid', type: ErrorBodySchema })
+  @ApiForbiddenResponse({ description: 'error_sso_required; error_login_method_not_accepted', type: ErrorBodySchema })
   @ApiBadRequestResponse({
     description:
       'error_jwt_blacklisted (the session has ended), error_session_max_age (more than 30 days since login), ' +

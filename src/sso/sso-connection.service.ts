@@ -8,8 +8,10 @@ import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
 import type { ClientInfo } from '../common/http/client-info';
 import { grantableBy } from '../permissions/grantable';
+import { RevocationBus } from '../revocation/revocation-bus';
 import type { PutSsoConnectionDto, SsoConnectionDto } from './dto/sso.dto';
 import { ProviderUnavailable, RelyingParty } from './relying-party';
+import { endSessionsOutsideProvider } from './sso-policy';
 import {
   connectionOf,
   deleteConnection,
@@ -29,6 +31,7 @@ export class SsoConnectionService {
     private readonly relyingParty: RelyingParty,
     private readonly audit: AuditRecorder,
     private readonly clock: Clock,
+    private readonly bus: RevocationBus,
   ) {}
 
   async get(companyId: number, redirectUri: string): Promise<SsoConnectionDto> {
@@ -68,7 +71,7 @@ export class SsoConnectionService {
       enforced: input.enforced,
       jit: { enabled: input.jit.enabled, permissions },
     };
-    await this.dataSource
+    const ended = await this.dataSource
       .transaction(async (manager) => {
         const taken = await domainsTakenElsewhere(manager, principal.companyId, connection.emailDomains);
         if (taken.length > 0)
@@ -80,6 +83,8 @@ export class SsoConnectionService {
           ...requestContext(principal, client),
           details: { action: 'put', ...changeDetails(connection) },
         });
+        if (!connection.enforced) return [];
+        return endSessionsOutsideProvider(manager, this.audit, connection, principal, client, this.clock.now());
       })
       .catch((error: unknown) => {
         // Two companies claiming one domain at the same moment: the primary key decides, the loser gets 409.
@@ -88,6 +93,7 @@ export class SsoConnectionService {
         }
         throw error;
       });
+    await Promise.all(ended.map((sessionId) => this.bus.publish({ type: 'session', sessionId })));
     return view(connection, redirectUri);
   }
 

@@ -156,6 +156,33 @@ export async function verifiedOwnerOf(manager: EntityManager, domain: string): P
   return row?.company_id ?? null;
 }
 
+/**
+ * Whether `companyId` has proven the domain of `email`: the one check of whose e-mails a company's provider and
+ * directory speak for (docs/contract.md "Whose people a company may speak for").
+ */
+export async function hasProvenDomain(manager: EntityManager, companyId: number, email: string): Promise<boolean> {
+  const at = email.lastIndexOf('@');
+  if (at < 0) return false;
+  return (
+    (await verifiedOwnerOf(
+      manager,
+      email
+        .slice(at + 1)
+        .trim()
+        .toLowerCase(),
+    )) === companyId
+  );
+}
+
+/** Who last saved the company's connection (null: unknown, saved before editors were kept, or gone). */
+export async function lastEditorOf(manager: EntityManager, companyId: number): Promise<number | null> {
+  const [row] = await manager.query<Array<{ updated_by: number | null }>>(
+    'SELECT updated_by FROM sso_connection WHERE company_id = $1',
+    [companyId],
+  );
+  return row?.updated_by ?? null;
+}
+
 export async function deleteConnection(manager: EntityManager, companyId: number): Promise<boolean> {
   const deleted = await manager.query<Array<{ company_id: number }>>(
     `WITH deleted AS (DELETE FROM sso_connection WHERE company_id = $1 RETURNING company_id)

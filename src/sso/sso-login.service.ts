@@ -13,6 +13,7 @@ import type { ClientInfo } from '../common/http/client-info';
 import { AppConfig } from '../config/app-config';
 import { normalizeEmail } from '../employee/employee.service';
 import { findMember } from '../membership/membership-records';
+import { LoginPolicy } from '../sessions/login-policy';
 import type { LoginResult } from '../sessions/login-result';
 import { LoginService } from '../sessions/login.service';
 import { type ClientRef, ProviderUnavailable, RelyingParty } from './relying-party';
@@ -56,6 +57,7 @@ export class SsoLoginService {
     private readonly audit: AuditRecorder,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly policy: LoginPolicy,
   ) {}
 
   async start(
@@ -170,7 +172,8 @@ export class SsoLoginService {
     }
     const code = randomBytes(32).toString('base64url');
     await inTransactionRetryingRace(this.dataSource, async (manager) => {
-      const employeeId = await provision(manager, this.audit, connection, { email, name: identity.name }, client);
+      const person = { email, name: identity.name };
+      const employeeId = await provision(manager, this.audit, this.policy, connection, person, client);
       if (employeeId === null) throw new SsoFailure(ErrorCode.CompanyNotMember, 'not_member');
       await insertCode(
         manager,

@@ -43,7 +43,13 @@ export class StepUpService {
         { field: 'current_password', message: 'current_password is required' },
       ]);
     }
-    await this.accounts.verifyAccount(principal.employee.email, body.current_password, client, { otp: body.otp });
+    await this.accounts.verifyAccount(
+      principal.employee.email,
+      body.current_password,
+      client,
+      { otp: body.otp },
+      principal.companyId,
+    );
     await this.prove(principal, client, 'password');
   }
 

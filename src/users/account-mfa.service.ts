@@ -44,7 +44,12 @@ export class AccountMfaService {
    * out). Enrolling again while on is refused: disable first, which needs a code.
    */
   async enrol(principal: Principal, currentPassword: string, client: ClientInfo): Promise<TotpEnrolment> {
-    const employee = await this.accounts.checkCredentials(principal.employee.email, currentPassword, client);
+    const employee = await this.accounts.checkCredentials(
+      principal.employee.email,
+      currentPassword,
+      client,
+      principal.companyId,
+    );
     if (employee.totpEnabledAt !== null) {
       throw ApiError.validation('TOTP is already on; turn it off first', [
         { field: 'current_password', message: 'TOTP is already on for this account; turn it off first' },
@@ -66,7 +71,7 @@ export class AccountMfaService {
         { field: 'otp', message: 'no TOTP set-up is waiting for confirmation' },
       ]);
     if (!isPending(await totpStateOf(this.dataSource.manager, principal.employeeId))) throw noSetUp();
-    await this.accounts.proveSecondFactor(principal.employee, { otp }, client);
+    await this.accounts.proveSecondFactor(principal.employee, { otp }, client, principal.companyId);
     const ended = await this.dataSource.transaction(async (manager) => {
       // Re-read under the row lock: a set-up started again meanwhile is not confirmed by the older code.
       if (!isPending(await lockTotpState(manager, principal.employeeId))) throw noSetUp();
@@ -86,11 +91,16 @@ export class AccountMfaService {
 
   /** Needs the password and a current code from the app; a wrong code counts as a failed login. */
   async disable(principal: Principal, currentPassword: string, otp: string, client: ClientInfo): Promise<void> {
-    const employee = await this.accounts.checkCredentials(principal.employee.email, currentPassword, client);
+    const employee = await this.accounts.checkCredentials(
+      principal.employee.email,
+      currentPassword,
+      client,
+      principal.companyId,
+    );
     if (employee.totpEnabledAt === null) {
       throw ApiError.validation('TOTP is not on for this account', [{ field: 'otp', message: 'TOTP is not on' }]);
     }
-    await this.accounts.proveSecondFactor(employee, { otp }, client);
+    await this.accounts.proveSecondFactor(employee, { otp }, client, principal.companyId);
     await this.dataSource.transaction(async (manager) => {
       await this.turnOff(manager, principal.employeeId);
       await this.audit.recordForAccount(

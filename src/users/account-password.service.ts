@@ -43,7 +43,7 @@ export class AccountPasswordService {
 
   /** A wrong current password is 401 and counts toward the login lock; every other session ends. */
   async change(principal: Principal, current: string, next: string, client: ClientInfo): Promise<void> {
-    await this.accounts.checkCredentials(principal.employee.email, current, client);
+    await this.accounts.checkCredentials(principal.employee.email, current, client, principal.companyId);
     assertAcceptablePassword(next, principal.employee.email, 'new_password');
     const passwordHash = await this.hasher.hash(next);
     const ended = await this.dataSource.transaction(async (manager) => {

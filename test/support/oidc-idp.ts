@@ -121,7 +121,10 @@ export class Browser {
   /** Rewrites a URL before it is requested (a load balancer sending the callback to another instance). */
   route: (url: URL) => URL = (url) => url;
 
-  async request(url: string, init: { method?: string; form?: Record<string, string> } = {}): Promise<Response> {
+  async request(
+    url: string,
+    init: { method?: string; form?: Record<string, string>; json?: unknown } = {},
+  ): Promise<Response> {
     const target = this.route(new URL(url));
     const jar = this.jars.get(target.host) ?? new Map<string, string>();
     this.jars.set(target.host, jar);
@@ -131,6 +134,9 @@ export class Browser {
     if (init.form) {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       body = new URLSearchParams(init.form).toString();
+    } else if (init.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(init.json);
     }
     const response = await fetch(target, {
       method: init.method ?? (body ? 'POST' : 'GET'),

@@ -1,10 +1,10 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { ResealBatch } from '../../common/sealing/reseal-rows';
+import type { ResealBatch, SealCursor } from '../../common/sealing/reseal-rows';
 import { APP_LOGGER } from '../../common/logging/logging.module';
 import type { AppLogger } from '../../common/logging/logger';
 import { resealTotpSecrets } from '../../employee/employee-totp';
-import { SsoSecretBox, TotpSecretBox } from './totp-secret-box';
+import { type SecretBox, SsoSecretBox, StreamSecretBox, TotpSecretBox } from './totp-secret-box';
 
 /**
  * A column that holds values sealed by {@link TotpSecretBox}, as its owner's re-encryption batch: the next
@@ -14,11 +14,18 @@ import { SsoSecretBox, TotpSecretBox } from './totp-secret-box';
 export interface SealedColumn {
   name: string;
   /** Which box sealed its values: each purpose has its own key. */
-  purpose: 'totp' | 'sso_client_secret';
+  purpose: 'totp' | 'sso_client_secret' | 'event_stream_secret';
+  /** Below every key of the table (default 0, for integer keys). */
+  firstCursor?: SealCursor;
+  /**
+   * A value stored before the column was sealed at all (event-stream secrets were kept as given out): sealed
+   * as it is, where any other value not under the current key is opened and sealed again.
+   */
+  isPlain?(value: string): boolean;
   resealBatch(
     manager: EntityManager,
     currentPrefix: string,
-    afterId: number,
+    afterId: SealCursor,
     limit: number,
     reseal: (sealed: string) => string | null,
   ): Promise<ResealBatch>;
@@ -50,6 +57,7 @@ export class SealedColumnsResealer implements OnApplicationBootstrap {
     @Inject(SEALED_COLUMNS) private readonly columns: SealedColumn[],
     private readonly totpBox: TotpSecretBox,
     private readonly ssoBox: SsoSecretBox,
+    private readonly streamBox: StreamSecretBox,
     private readonly dataSource: DataSource,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
   ) {}
@@ -68,12 +76,18 @@ export class SealedColumnsResealer implements OnApplicationBootstrap {
   }
 
   async resealColumn(column: SealedColumn): Promise<{ resealed: number; unreadable: number }> {
-    const box = column.purpose === 'totp' ? this.totpBox : this.ssoBox;
+    const boxes: Record<SealedColumn['purpose'], SecretBox> = {
+      totp: this.totpBox,
+      sso_client_secret: this.ssoBox,
+      event_stream_secret: this.streamBox,
+    };
+    const box = boxes[column.purpose];
+    const reseal = (value: string) => (column.isPlain?.(value) ? box.seal(value) : box.reseal(value));
     const total = { resealed: 0, unreadable: 0 };
-    let afterId = 0;
+    let afterId = column.firstCursor ?? 0;
     for (;;) {
       const batch = await this.dataSource.transaction((manager) =>
-        column.resealBatch(manager, box.currentPrefix, afterId, BATCH, (sealed) => box.reseal(sealed)),
+        column.resealBatch(manager, box.currentPrefix, afterId, BATCH, reseal),
       );
       total.resealed += batch.resealed;
       total.unreadable += batch.unreadable;

@@ -11,6 +11,7 @@ export interface SealPurpose {
 
 export const TOTP_SECRET_PURPOSE: SealPurpose = { salt: 'totp-secret', info: 'staff-auth totp secret v1' };
 export const SSO_CLIENT_SECRET_PURPOSE: SealPurpose = { salt: 'sso-client-secret', info: 'staff-auth sso secret v1' };
+export const STREAM_SECRET_PURPOSE: SealPurpose = { salt: 'event-stream-secret', info: 'staff-auth stream secret v1' };
 
 interface SealingKey {
   id: string;
@@ -36,12 +37,12 @@ function ownKey(encryptionKey: Buffer, purpose: SealPurpose): SealingKey {
 }
 
 /**
- * Secrets at rest (TOTP secrets, SSO client secrets; any column listed in SEALED_COLUMNS): AES-256-GCM. The key
- * is ENCRYPTION_KEY when set, else derived (HKDF-SHA256) from the JWT secret as before, each per purpose. A
- * sealed value names the key that sealed it, so every configured key still opens what it sealed: the JWT secrets
- * (JWT_SECRET, JWT_PREVIOUS_SECRETS) after ENCRYPTION_KEY is set, until the re-encryption at start
- * (sealed-columns.ts) has moved everything over. `open` says when a value should be sealed again with the
- * current key (the second-factor check does so on use).
+ * Secrets at rest (TOTP secrets, SSO client secrets, event-stream secrets; any column listed in
+ * SEALED_COLUMNS): AES-256-GCM. The key is ENCRYPTION_KEY when set, else derived (HKDF-SHA256) from the JWT
+ * secret as before, each per purpose. A sealed value names the key that sealed it, so every configured key still
+ * opens what it sealed: the JWT secrets (JWT_SECRET, JWT_PREVIOUS_SECRETS) after ENCRYPTION_KEY is set, until
+ * the re-encryption at start (sealed-columns.ts) has moved everything over. `open` says when a value should be
+ * sealed again with the current key (the second-factor check does so on use).
  */
 export class SecretBox {
   readonly current: SealingKey;
@@ -104,5 +105,12 @@ export class TotpSecretBox extends SecretBox {
 export class SsoSecretBox extends SecretBox {
   constructor(ring: Pick<JwtKeyRing, 'hmacKeys'>, encryptionKey?: Buffer) {
     super(ring, SSO_CLIENT_SECRET_PURPOSE, encryptionKey);
+  }
+}
+
+/** Security-event streams' signing secrets' box (docs/contract.md: stored encrypted like the SSO client secrets). */
+export class StreamSecretBox extends SecretBox {
+  constructor(ring: Pick<JwtKeyRing, 'hmacKeys'>, encryptionKey?: Buffer) {
+    super(ring, STREAM_SECRET_PURPOSE, encryptionKey);
   }
 }

@@ -45,11 +45,6 @@ const FASTIFY_ERRORS: Record<string, { status: number; code: ErrorCode; message:
     code: ErrorCode.UnsupportedMediaType,
     message: 'The request body must be application/json.',
   },
-  FST_ERR_CTP_EMPTY_JSON_BODY: {
-    status: HttpStatus.BAD_REQUEST,
-    code: ErrorCode.Validation,
-    message: 'The request body is empty but Content-Type says application/json.',
-  },
   FST_ERR_CTP_INVALID_JSON_BODY: {
     status: HttpStatus.BAD_REQUEST,
     code: ErrorCode.Validation,

@@ -146,6 +146,13 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorCodeEntry> = {
       'invitation acceptance or a switch into it from a session that did not sign in there',
     example: "This company signs its staff in through its identity provider; use the company's single sign-on.",
   },
+  [ErrorCode.LoginMethodNotAccepted]: {
+    status: 403,
+    when:
+      "the session was proven through another company's identity provider, which this company does not trust: a " +
+      'switch into it, or a refresh in it; log in to that company directly',
+    example: "This session signed in through another company's identity provider; log in to this company directly.",
+  },
   [ErrorCode.ReauthenticationRequired]: {
     status: 401,
     when: 'the action needs a fresh proof of the person (step-up): POST /v1/users/me/reauthenticate, then repeat it',

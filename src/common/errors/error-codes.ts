@@ -26,6 +26,7 @@ export const ErrorCode = {
   OtpRequired: 'error_otp_required',
   OtpInvalid: 'error_otp_invalid',
   SsoRequired: 'error_sso_required',
+  LoginMethodNotAccepted: 'error_login_method_not_accepted',
   ReauthenticationRequired: 'error_reauthentication_required',
   LoginTicketInvalid: 'error_login_ticket_invalid',
 } as const;

@@ -1,6 +1,9 @@
+/** Where a re-encryption batch goes on from: a table's key, an integer or (event streams) a uuid. */
+export type SealCursor = number | string;
+
 /** One re-encryption batch's answer (src/auth/mfa/sealed-columns.ts): the last key seen, null when none is left. */
 export interface ResealBatch {
-  lastId: number | null;
+  lastId: SealCursor | null;
   resealed: number;
   unreadable: number;
 }
@@ -12,7 +15,7 @@ export interface ResealBatch {
  */
 export async function resealRows<Row>(
   rows: readonly Row[],
-  row: { id: (row: Row) => number; sealed: (row: Row) => string },
+  row: { id: (row: Row) => SealCursor; sealed: (row: Row) => string },
   reseal: (sealed: string) => string | null,
   write: (row: Row, value: string) => Promise<unknown>,
 ): Promise<ResealBatch> {
