@@ -1,6 +1,6 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
 import { AuditRecorder } from '../audit/audit-recorder.service';
-import { HOST_RESOLVER, systemHostResolver } from '../files/fetch/safe-image-fetcher';
+import { HOST_RESOLVER, systemHostResolver } from '../common/outbound/pinned-request';
 import { RevocationModule } from '../revocation/revocation.module';
 import { EventStreamsController } from './event-streams.controller';
 import { EventStreamsService } from './event-streams.service';
