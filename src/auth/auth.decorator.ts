@@ -1,7 +1,7 @@
 import { applyDecorators, createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiSecurity } from '@nestjs/swagger';
-import type { Permission } from '../permissions/permission';
+import type { Grant } from '../permissions/permission';
 import type { Principal } from './credentials/principal';
 
 export type AuthRule =
@@ -15,8 +15,11 @@ export type AuthRule =
     }
   | {
       public: false;
-      /** The permission the route needs; none means any valid credential of the company. */
-      permission?: Permission;
+      /**
+       * The permission the route needs; none means any valid credential of the company. `*` itself: only a holder
+       * of every permission (what can speak for every member, such as the company's SSO connection).
+       */
+      permission?: Grant;
       /** Login-session routes (logout, switch, sessions, issuing keys) that an API key may not call. */
       jwtOnly?: boolean;
       /** Service-to-service routes (token introspection) that a login token may not call. */
@@ -52,9 +55,7 @@ export const OwnCredential = (by: string) => AuthRuleMetadata({ public: true, by
  * The route needs a credential — and `permission`, when given. The OpenAPI document derives the answers this
  * implies (400/401/403) from the same rule (auth-openapi.ts), so they cannot drift apart.
  */
-export function Auth(
-  options: { permission?: Permission; jwtOnly?: boolean; apiKeyOnly?: boolean; stepUp?: boolean } = {},
-) {
+export function Auth(options: { permission?: Grant; jwtOnly?: boolean; apiKeyOnly?: boolean; stepUp?: boolean } = {}) {
   const rule: AuthRule = { public: false, ...options };
   return applyDecorators(AuthRuleMetadata(rule), ApiSecurity('Authorization'));
 }

@@ -48,8 +48,8 @@ export function isGrant(value: string): value is Grant {
   return KNOWN.has(value);
 }
 
-/** Whether a set of grants includes `needed`. */
-export function grants(held: readonly string[], needed: Permission): boolean {
+/** Whether a set of grants includes `needed` (`*` itself is held by `*` holders only). */
+export function grants(held: readonly string[], needed: Grant): boolean {
   return held.includes(ALL_PERMISSIONS) || held.includes(needed);
 }
 

@@ -13,6 +13,7 @@ import { CreatePasskeys1795553200000 } from './1795553200000-CreatePasskeys';
 import { CreateScimTokens1795553300000 } from './1795553300000-CreateScimTokens';
 import { CreateEventStreams1795553400000 } from './1795553400000-CreateEventStreams';
 import { ProveSsoEmailDomains1795553500000 } from './1795553500000-ProveSsoEmailDomains';
+import { BindSsoFlowsToBrowsers1795553700000 } from './1795553700000-BindSsoFlowsToBrowsers';
 
 /**
  * Listed explicitly (not globbed) so the compiled app, ts-jest and the TypeORM CLI all see the same set; one per
@@ -34,4 +35,5 @@ export const MIGRATIONS = [
   CreateScimTokens1795553300000,
   CreateEventStreams1795553400000,
   ProveSsoEmailDomains1795553500000,
+  BindSsoFlowsToBrowsers1795553700000,
 ];

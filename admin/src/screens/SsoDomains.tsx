@@ -1,0 +1,116 @@
+import { useState } from 'react';
+import { describeError } from '../api';
+import { Alert, CopyButton } from '../components';
+import { authed } from '../session';
+
+export interface SsoDomain {
+  domain: string;
+  verified: boolean;
+  dns_txt: { name: string; value: string };
+  /** Why the last verification left it unproven (verify answers only). */
+  error?: string;
+}
+
+const STATE = {
+  verified: { label: 'Verified', className: 'badge badge-verified' },
+  pending: { label: 'Pending', className: 'badge badge-pending' },
+  error: { label: 'Not verified', className: 'badge badge-error' },
+};
+
+const stateOf = (domain: SsoDomain) => (domain.verified ? 'verified' : domain.error ? 'error' : 'pending');
+
+/**
+ * The connection's e-mail domains and their proof: the TXT record each pending domain's DNS zone must publish,
+ * and Verify, which asks the service to look them up now (`*`, with a fresh proof of the person).
+ */
+export function SsoDomains({
+  domains,
+  canChange,
+  onVerified,
+}: {
+  domains: SsoDomain[];
+  canChange: boolean;
+  onVerified: (domains: SsoDomain[]) => void;
+}) {
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<string | null>(null);
+  const pending = domains.filter((domain) => !domain.verified).length;
+
+  const verify = async () => {
+    setBusy(true);
+    setFailure(null);
+    try {
+      const answer = await authed<{ email_domains: SsoDomain[] }>('POST', '/v1/sso/connection/domains/verify');
+      onVerified(answer.email_domains);
+    } catch (error) {
+      setFailure(describeError(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section className="card" aria-labelledby="sso-domains-title">
+      <div className="card-header">
+        <div>
+          <h2 id="sso-domains-title">E-mail domains</h2>
+          <p className="muted">
+            People of a domain sign in through the provider once the company has proven it holds the domain: publish
+            each TXT record in the domain’s DNS zone, then verify. Until then nobody of that domain signs in this way.
+          </p>
+        </div>
+        <button
+          className="button button-primary"
+          type="button"
+          disabled={busy || pending === 0 || !canChange}
+          onClick={() => void verify()}
+        >
+          {busy ? 'Verifying…' : 'Verify'}
+        </button>
+      </div>
+      {failure && <Alert tone="error">{failure}</Alert>}
+      {!canChange && <p className="hint">Verifying domains needs the permission * (all permissions).</p>}
+      <ul className="rows" aria-label="E-mail domains">
+        {domains.map((domain) => {
+          const state = STATE[stateOf(domain)];
+          const id = domain.domain.replace(/[^a-z0-9]/g, '-');
+          return (
+            <li key={domain.domain} className="row row-wrap" data-domain={domain.domain}>
+              <div className="row-main">
+                <div className="row-title">
+                  {domain.domain}
+                  <span className={state.className}>{state.label}</span>
+                </div>
+                {domain.error && <p className="domain-error">{domain.error}</p>}
+              </div>
+              {!domain.verified && (
+                <dl className="txt-record">
+                  <dt>TXT record name</dt>
+                  <dd className="copy-row">
+                    <input
+                      id={`txt-name-${id}`}
+                      readOnly
+                      value={domain.dns_txt.name}
+                      aria-label={`TXT name, ${domain.domain}`}
+                    />
+                    <CopyButton value={domain.dns_txt.name} sourceId={`txt-name-${id}`} />
+                  </dd>
+                  <dt>TXT record value</dt>
+                  <dd className="copy-row">
+                    <input
+                      id={`txt-value-${id}`}
+                      readOnly
+                      value={domain.dns_txt.value}
+                      aria-label={`TXT value, ${domain.domain}`}
+                    />
+                    <CopyButton value={domain.dns_txt.value} sourceId={`txt-value-${id}`} />
+                  </dd>
+                </dl>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+    </section>
+  );
+}
