@@ -161,6 +161,8 @@ describe('single sign-on against an attacker (issue 34)', () => {
     expectError(await authed(t, first).get('/v1/users/me'), 400, 'error_jwt_blacklisted');
     const later = await session();
     expect(await post(token)).toBe(400);
+    // A jti longer than the service keeps is refused as invalid, not a 500.
+    expect(await post(await logoutIdp.logoutToken('j'.repeat(300)))).toBe(400);
     await authed(t, later).get('/v1/users/me').expect(200);
     // A new logout token (another jti) still works.
     expect(await post(await logoutIdp.logoutToken())).toBe(200);
@@ -207,5 +209,36 @@ describe('the redirect URI once PUBLIC_URL is set (issue 34, finding 6)', () => 
     expect(cookie).toMatch(/HttpOnly/i);
     expect(cookie).toMatch(/SameSite=Lax/i);
     expect(cookie).toMatch(/Secure/i);
+  });
+});
+
+describe('production without PUBLIC_URL', () => {
+  let t: TestApp;
+  let idp: JoseIdp;
+
+  beforeAll(async () => {
+    idp = new JoseIdp('staff-auth');
+    await idp.start();
+    t = await startTestApp({ env: { NODE_ENV: 'production', SSO_INSECURE_ISSUERS: '127.0.0.1' } });
+  });
+  afterAll(async () => {
+    await idp?.stop();
+    await t?.close();
+  });
+
+  it('starts no flow (503 saying PUBLIC_URL is not set) and shows no redirect URI, whatever the Host', async () => {
+    const [company] = await createCompanies(t, 'Unconfigured');
+    const jwt = (await login(t, await createAccount(t, [company.id], ['*']), company.id)).jwt;
+    const saved = await authed(t, jwt)
+      .put('/v1/sso/connection', connectionBody(idp.issuer, ['unconfigured.example']))
+      .set('host', 'evil.example');
+    expect({ status: saved.status, redirect: saved.body.redirect_uri }).toEqual({ status: 200, redirect: null });
+    const res = await t
+      .http()
+      .post('/v1/sso/start')
+      .set('host', 'evil.example')
+      .send({ company_id: company.id, return_to: '/admin' });
+    expectError(res, 503, 'error_service_unavailable');
+    expect(res.body.message).toMatch(/PUBLIC_URL/);
   });
 });

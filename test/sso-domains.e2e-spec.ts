@@ -110,6 +110,36 @@ describe('proving SSO e-mail domains by DNS', () => {
     );
   });
 
+  it('two companies proving one domain at the same moment: exactly one keeps it, the other is told', async () => {
+    const [one, two] = await Promise.all(
+      [
+        [aJwt, 'ok.example'],
+        [bJwt, 'none.example'],
+      ].map(async ([jwt, proven]) => {
+        const saved = await authed(t, jwt).put('/v1/sso/connection', connection([proven, 'race.example']));
+        expect(saved.status).toBe(200);
+        return domainsOf(saved.body);
+      }),
+    );
+    // Both tokens in the zone at once (one TXT name may hold several records).
+    await dns.publish(
+      one['race.example'].dns_txt.name,
+      one['race.example'].dns_txt.value,
+      two['race.example'].dns_txt.value,
+    );
+    const answers = await Promise.all([verify(aJwt), verify(bJwt)]);
+    const outcomes = answers.map((answer) => domainsOf(answer.body)['race.example']);
+    expect(outcomes.filter((domain) => domain?.verified)).toHaveLength(1);
+    const loser = outcomes.find((domain) => !domain?.verified);
+    // Verified in between (its claim already dropped when it looked), or refused by the one-owner rule.
+    if (loser !== undefined) expect(loser.error).toBe('Another company proved this domain first.');
+    const owners = await Promise.all(
+      [aJwt, bJwt].map(async (jwt) => domainsOf((await authed(t, jwt).get('/v1/sso/connection').expect(200)).body)),
+    );
+    expect(owners.filter((domains) => domains['race.example']?.verified)).toHaveLength(1);
+    expect(owners.filter((domains) => domains['race.example'] !== undefined)).toHaveLength(1);
+  });
+
   it('start by e-mail finds the company that proved the domain, and nobody for a domain only listed', async () => {
     const byEmail = (email: string) => t.http().post('/v1/sso/start').send({ email, return_to: '/admin' });
     expect((await byEmail('someone@ok.example')).status).toBe(200);

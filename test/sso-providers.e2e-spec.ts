@@ -112,6 +112,16 @@ describe('single sign-on with standard providers', () => {
       const swapped = await flows.signIn(null, { company_id: joseCo.id });
       expect({ code: swapped.code, error: swapped.error }).toEqual({ code: null, error: 'error_invalid_credentials' });
       jose.userinfoSub = jose.sub;
+      // No e-mail anywhere: nothing to sign in with.
+      const email = jose.email;
+      jose.email = null;
+      const none = await flows.signIn(null, { company_id: joseCo.id });
+      jose.email = email;
+      expect({ code: none.code, error: none.error }).toEqual({ code: null, error: 'error_invalid_credentials' });
+      const reasons = (await auditRows(t, joseCo.id, 'login.failed')).map(
+        (row) => (row.details as { reason?: string }).reason,
+      );
+      expect(reasons).toContain('email_missing');
       const own = await flows.signIn(null, { company_id: joseCo.id });
       expect({ error: own.error, code: Boolean(own.code) }).toEqual({ error: null, code: true });
     } finally {

@@ -25,8 +25,15 @@ const UNREADABLE_ISSUER =
   'issuer: no OpenID Connect discovery document could be read from it (it must answer over https, at a public ' +
   'address, with its own issuer)';
 const noConnection = () => ApiError.notFound('This company has no single sign-on connection.');
-const isUniqueViolation = (error: unknown) =>
-  error instanceof QueryFailedError && (error.driverError as { code?: string })?.code === '23505';
+const sqlState = (error: unknown) =>
+  error instanceof QueryFailedError ? (error.driverError as { code?: string } | undefined)?.code : undefined;
+const isUniqueViolation = (error: unknown) => sqlState(error) === '23505';
+/**
+ * Two companies proving one domain at once: the one-owner index refuses the later (23505), or the two
+ * transactions wait on each other (each holds a row the other deletes or indexes) and PostgreSQL ends one
+ * (40P01), after which the other goes through.
+ */
+const lostProofRace = (error: unknown) => ['23505', '40P01'].includes(sqlState(error) ?? '');
 
 /**
  * The company's connection to its identity provider: read (`sso:manage`); replace after discovery, remove, and
@@ -142,7 +149,7 @@ export class SsoConnectionService {
         return true;
       });
     } catch (error) {
-      if (isUniqueViolation(error)) return false;
+      if (lostProofRace(error)) return false;
       throw error;
     }
   }

@@ -17,7 +17,8 @@ export class JoseIdp {
   private jwk?: jose.JWK;
   private lastNonce = '';
   flaw: TokenFlaw = 'none';
-  email = 'someone@flawed.example';
+  /** `null`: the provider tells no e-mail at all (neither in the ID token nor at UserInfo). */
+  email: string | null = 'someone@flawed.example';
   /** `null`: no `email_verified` claim at all (Entra ID's shape). The `unverified` flaw makes it `false`. */
   emailVerified: boolean | null = true;
   /** `userinfo`: the ID token carries `sub` only, the e-mail claims come from the UserInfo endpoint. */
@@ -105,6 +106,7 @@ export class JoseIdp {
 
   private emailClaims(): Record<string, unknown> {
     const verified = this.flaw === 'unverified' ? false : this.emailVerified;
+    if (this.email === null) return {};
     return { email: this.email, ...(verified === null ? {} : { email_verified: verified }) };
   }
 
