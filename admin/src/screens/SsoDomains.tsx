@@ -17,6 +17,20 @@ const STATE = {
   error: { label: 'Not verified', className: 'badge badge-error' },
 };
 
+/** One half of the record to publish, copyable. */
+function TxtField({ part, domain }: { part: 'name' | 'value'; domain: SsoDomain }) {
+  const id = `txt-${part}-${domain.domain.replace(/[^a-z0-9]/g, '-')}`;
+  return (
+    <>
+      <dt>TXT record {part}</dt>
+      <dd className="copy-row">
+        <input id={id} readOnly value={domain.dns_txt[part]} aria-label={`TXT ${part}, ${domain.domain}`} />
+        <CopyButton value={domain.dns_txt[part]} sourceId={id} />
+      </dd>
+    </>
+  );
+}
+
 const stateOf = (domain: SsoDomain) => (domain.verified ? 'verified' : domain.error ? 'error' : 'pending');
 
 /**
@@ -73,7 +87,6 @@ export function SsoDomains({
       <ul className="rows" aria-label="E-mail domains">
         {domains.map((domain) => {
           const state = STATE[stateOf(domain)];
-          const id = domain.domain.replace(/[^a-z0-9]/g, '-');
           return (
             <li key={domain.domain} className="row row-wrap" data-domain={domain.domain}>
               <div className="row-main">
@@ -85,26 +98,8 @@ export function SsoDomains({
               </div>
               {!domain.verified && (
                 <dl className="txt-record">
-                  <dt>TXT record name</dt>
-                  <dd className="copy-row">
-                    <input
-                      id={`txt-name-${id}`}
-                      readOnly
-                      value={domain.dns_txt.name}
-                      aria-label={`TXT name, ${domain.domain}`}
-                    />
-                    <CopyButton value={domain.dns_txt.name} sourceId={`txt-name-${id}`} />
-                  </dd>
-                  <dt>TXT record value</dt>
-                  <dd className="copy-row">
-                    <input
-                      id={`txt-value-${id}`}
-                      readOnly
-                      value={domain.dns_txt.value}
-                      aria-label={`TXT value, ${domain.domain}`}
-                    />
-                    <CopyButton value={domain.dns_txt.value} sourceId={`txt-value-${id}`} />
-                  </dd>
+                  <TxtField part="name" domain={domain} />
+                  <TxtField part="value" domain={domain} />
                 </dl>
               )}
             </li>
