@@ -322,8 +322,8 @@ export interface paths {
          *
          *     - **400**: error_validation (issuer unreachable or invalid)
          *     - **401**: error_reauthentication_required (step-up): a login token whose session last proved its person (login or POST /v1/users/me/reauthenticate) more than 15 minutes ago is refused; reauthenticate, then retry. API keys are not asked.
-         *     - **403**: This operation needs a login token (JWT), not an API key with the permission `sso:manage`.
-         *     - **409**: error_conflict: an e-mail domain of another company
+         *     - **403**: This operation needs a login token (JWT), not an API key with the permission `*`.
+         *     - **409**: error_conflict: a domain another company proved
          */
         put: operations["put"];
         post?: never;
@@ -332,10 +332,34 @@ export interface paths {
          * @description **About its error answers**
          *
          *     - **401**: error_reauthentication_required (step-up): a login token whose session last proved its person (login or POST /v1/users/me/reauthenticate) more than 15 minutes ago is refused; reauthenticate, then retry. API keys are not asked.
-         *     - **403**: This operation needs a login token (JWT), not an API key with the permission `sso:manage`.
+         *     - **403**: This operation needs a login token (JWT), not an API key with the permission `*`.
          *     - **404**: error_not_found: no connection
          */
         delete: operations["delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sso/connection/domains/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prove the connection's e-mail domains: their _staff-auth-challenge TXT records are looked up now
+         * @description **About its error answers**
+         *
+         *     - **401**: error_reauthentication_required (step-up): a login token whose session last proved its person (login or POST /v1/users/me/reauthenticate) more than 15 minutes ago is refused; reauthenticate, then retry. API keys are not asked.
+         *     - **403**: This operation needs a login token (JWT), not an API key with the permission `*`.
+         *     - **404**: error_not_found: no connection
+         */
+        post: operations["verifySsoDomains"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -355,7 +379,7 @@ export interface paths {
          * @description **About its error answers**
          *
          *     - **404**: error_not_found: no connection
-         *     - **503**: error_service_unavailable: the provider
+         *     - **503**: error_service_unavailable: the provider, or PUBLIC_URL unset in production
          */
         post: operations["start"];
         delete?: never;
@@ -399,7 +423,7 @@ export interface paths {
          * The one-time sso_code → the login result (a session with method "sso")
          * @description **About its error answers**
          *
-         *     - **400**: error_login_ticket_invalid
+         *     - **400**: error_login_ticket_invalid (also from another browser than the one that started the sign-in)
          *     - **403**: error_company_not_member
          */
         post: operations["exchange"];
@@ -1666,6 +1690,22 @@ export interface components {
             /** @description Expires at (seconds since 1970); absent for an API key, which never expires */
             exp?: number;
         };
+        SsoDnsTxtDto: {
+            /** @example _staff-auth-challenge.example.com */
+            name: string;
+            /** @example staff-auth-domain-verification=3q2-7wAAAAAAAAAAAAAAAAAA */
+            value: string;
+        };
+        SsoDomainDto: {
+            /** @example example.com */
+            domain: string;
+            /** @description Proven by DNS: only then do the domain's e-mails sign in through the connection */
+            verified: boolean;
+            /** @description The TXT record to publish to prove the domain */
+            dns_txt: components["schemas"]["SsoDnsTxtDto"];
+            /** @description Why the last verification left the domain unproven (verify answers only) */
+            error?: string;
+        };
         SsoJitDto: {
             /** @description Create unknown accounts of the connection's domains at their first login */
             enabled: boolean;
@@ -1679,11 +1719,11 @@ export interface components {
         SsoConnectionDto: {
             issuer: string;
             client_id: string;
-            email_domains: string[];
+            email_domains: components["schemas"]["SsoDomainDto"][];
             enforced: boolean;
             jit: components["schemas"]["SsoJitDto"];
-            /** @description The URL to register at the provider as the redirect URI */
-            redirect_uri: string;
+            /** @description The URL to register at the provider as the redirect URI: <PUBLIC_URL>/v1/sso/callback (null in production until PUBLIC_URL is set) */
+            redirect_uri: string | null;
         };
         PutSsoConnectionDto: {
             /** @example https://login.microsoftonline.com/<tenant>/v2.0 */
@@ -4270,6 +4310,43 @@ export interface operations {
             503: components["responses"]["503.service_unavailable"];
         };
     };
+    verifySsoDomains: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connection; an unproven domain says why in "error" */
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoConnectionDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
+            403: components["responses"]["403.permission_denied"];
+            404: components["responses"]["404.not_found"];
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
     start: {
         parameters: {
             query?: never;
@@ -4293,6 +4370,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     /** @description `no-store`: the body carries a secret that no cache may keep */
                     "Cache-Control": "no-store";
+                    /** @description The HttpOnly, SameSite=Lax cookie (Secure over https) binding the sign-in to this browser */
+                    "set-cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {

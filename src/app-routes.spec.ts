@@ -12,7 +12,7 @@ DELETE /v1/auditevents/streams/:id             permission auditevents:read, JWT 
 DELETE /v1/files/:id                           permission files:write                        files: 3 per 3 s
 DELETE /v1/products/:id                        permission products:write                     products: 3 per 3 s
 DELETE /v1/scim/tokens/:id                     permission sso:manage, JWT only, step-up      scim: 3 per 3 s
-DELETE /v1/sso/connection                      permission sso:manage, JWT only, step-up      sso: 3 per 3 s
+DELETE /v1/sso/connection                      permission *, JWT only, step-up               sso: 3 per 3 s
 DELETE /v1/users/:id                           permission users:write, JWT only              users: 3 per 3 s
 DELETE /v1/users/invitations/:id               permission users:write, JWT only              users: 3 per 3 s
 DELETE /v1/users/me/passkeys/:id               JWT only                                      users: 3 per 3 s
@@ -66,6 +66,7 @@ POST /v1/orders                                permission orders:write          
 POST /v1/products                              permission products:write                     products: 15 per 3 s
 POST /v1/scim/tokens                           permission *, JWT only, step-up               scim: 15 per 3 s
 POST /v1/sso/backchannel-logout                public                                        sso: 15 per 3 s
+POST /v1/sso/connection/domains/verify         permission *, JWT only, step-up               sso: 15 per 3 s
 POST /v1/sso/exchange                          public                                        sso: 15 per 3 s
 POST /v1/sso/start                             public                                        sso: 15 per 3 s
 POST /v1/tokens/introspect                     permission tokens:introspect, API key only    tokens: 300 per 3 s
@@ -92,7 +93,7 @@ POST /v1/users/refreshtoken                    public                           
 PUT /scim/v2/Users/:id                         own guard: SCIM bearer token                  scim: 15 per 3 s
 PUT /v1/orders/:id                             permission orders:write                       orders: 15 per 3 s
 PUT /v1/products/:id                           permission products:write                     products: 15 per 3 s
-PUT /v1/sso/connection                         permission sso:manage, JWT only, step-up      sso: 15 per 3 s
+PUT /v1/sso/connection                         permission *, JWT only, step-up               sso: 15 per 3 s
 PUT /v1/users/:id/permissions                  permission users:write, step-up               users: 15 per 3 s
 `;
 

@@ -2,6 +2,7 @@ import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { browserAvailable } from './support/browser';
 import { AdminPageRig } from './support/admin-page-rig';
+import { DnsServer } from './support/dns-server';
 import { RealIdp } from './support/oidc-idp';
 import type { RunningService } from './support/processes';
 
@@ -11,12 +12,16 @@ const PASSWORD = 'a-long-enough-password';
 const DOCS = resolve(__dirname, '..', 'docs');
 const run = browserAvailable() ? describe : describe.skip;
 
-/** The single sign-on screen and the SSO login of the administration page, in Chromium, against oidc-provider. */
+/**
+ * The single sign-on screen and the SSO login of the administration page, in Chromium, against oidc-provider (as
+ * it ships: the e-mail at its UserInfo endpoint), the company proving its domain on a real DNS server (dnsmasq).
+ */
 run('the administration page’s single sign-on, in Chromium', () => {
   const rig = new AdminPageRig();
   let service: RunningService;
   let page: Page;
   let idp: RealIdp;
+  let dns: DnsServer;
   let acme = 0;
   const owner = 'owner@sso-admin.example';
   const member = 'member@sso-admin.example';
@@ -49,7 +54,8 @@ run('the administration page’s single sign-on, in Chromium', () => {
     await rig.cli('membership:add', '--email', owner, '--company', String(acme), '--permissions', '*');
     await rig.cli('employee:create', '--email', member, '--password', PASSWORD, '--name', 'Mia Member');
     await rig.cli('membership:add', '--email', member, '--company', String(acme), '--permissions', 'products:read');
-    await rig.start({ SSO_INSECURE_ISSUERS: '127.0.0.1' });
+    dns = await DnsServer.start();
+    await rig.start({ SSO_INSECURE_ISSUERS: '127.0.0.1', DNS_SERVERS: dns.servers });
     ({ service, page } = rig);
     idp = new RealIdp(await RealIdp.freePort(), {
       id: 'staff-admin',
@@ -57,12 +63,13 @@ run('the administration page’s single sign-on, in Chromium', () => {
       redirectUris: [`${service.url}/v1/sso/callback`],
       backchannelLogoutUri: `${service.url}/v1/sso/backchannel-logout`,
     });
-    idp.accounts.set('mia', { email: member, name: 'Mia Member' });
+    idp.accounts.set('mia', { email: member, emailVerified: true, name: 'Mia Member' });
     await idp.start();
   }, 240_000);
   afterAll(async () => {
     await idp?.stop();
     await rig.stop();
+    await dns?.stop();
   });
 
   it('connects the provider on the SSO screen, tests it, and a member signs in through it', async () => {
@@ -78,6 +85,26 @@ run('the administration page’s single sign-on, in Chromium', () => {
     await page.getByRole('button', { name: 'Test the connection' }).click();
     await page.getByText('The provider answers: a sign-in can start.').waitFor();
     await page.screenshot({ path: join(DOCS, 'admin-sso.png'), fullPage: true });
+
+    // The domain is pending: its TXT record to publish, and nothing signs in through it yet.
+    const domains = page.getByRole('list', { name: 'E-mail domains' });
+    await domains.getByText('Pending', { exact: true }).waitFor();
+    const txtName = await page.getByLabel('TXT name, sso-admin.example').inputValue();
+    const txtValue = await page.getByLabel('TXT value, sso-admin.example').inputValue();
+    expect(txtName).toBe('_staff-auth-challenge.sso-admin.example');
+    expect(txtValue).toMatch(/^staff-auth-domain-verification=/);
+    await page.getByRole('heading', { name: 'E-mail domains' }).scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(DOCS, 'admin-sso-domains-pending.png'), fullPage: true });
+    // Verify before the record is published: the reason shows.
+    await page.getByRole('button', { name: 'Verify', exact: true }).click();
+    await domains.getByText('Not verified', { exact: true }).waitFor();
+    await domains.getByText(/No TXT record at _staff-auth-challenge\.sso-admin\.example/).waitFor();
+    // Published: verified.
+    await dns.publish(txtName, txtValue);
+    await page.getByRole('button', { name: 'Verify', exact: true }).click();
+    await domains.getByText('Verified', { exact: true }).waitFor();
+    expect(await page.getByLabel('TXT value, sso-admin.example').count()).toBe(0);
+    await page.screenshot({ path: join(DOCS, 'admin-sso-domains-verified.png'), fullPage: true });
 
     await page.getByRole('button', { name: 'Log out' }).first().click();
     await page.getByText('You are logged out.').waitFor();

@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { HOST_RESOLVER, type HostResolver, systemHostResolver } from '../src/files/fetch/safe-image-fetcher';
+import { HOST_RESOLVER, type HostResolver, systemHostResolver } from '../src/common/outbound/pinned-request';
 import { FILE_STORAGE, type FileStorage } from '../src/files/storage/file-storage';
 import { createAccount, createCompanies, login, type LoginBody } from './support/fixtures';
 import type { ManualClock } from './support/manual-clock';

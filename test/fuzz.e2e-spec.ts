@@ -2,7 +2,7 @@ import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as fc from 'fast-check';
 import { DataSource } from 'typeorm';
-import { HOST_RESOLVER } from '../src/files/fetch/safe-image-fetcher';
+import { HOST_RESOLVER } from '../src/common/outbound/pinned-request';
 import { authed, createAccount, createCompanies, login } from './support/fixtures';
 import { MembershipService } from '../src/membership/membership.service';
 import {

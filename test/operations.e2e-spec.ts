@@ -187,6 +187,8 @@ describe('CORS_ORIGINS', () => {
       expect(res.headers['access-control-allow-headers']).toMatch(/Authorization/);
       expect(res.headers['access-control-allow-headers']).toMatch(/Content-Type/);
       expect(res.headers['access-control-allow-methods']).toMatch(/\bPOST\b/);
+      // The SSO exchange from an allowed origin sends the browser's binding cookie.
+      expect(res.headers['access-control-allow-credentials']).toBe('true');
       expect(res.headers.vary).toMatch(/Origin/);
     });
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { sha256Hex } from '../src/auth/credentials/sha256';
-import { CapScimTokens1795553700000 } from '../src/database/migrations/1795553700000-CapScimTokens';
+import { CapScimTokens1795553800000 } from '../src/database/migrations/1795553800000-CapScimTokens';
 import { authed, createAccount, createCompanies, login } from './support/fixtures';
 import { expectScimError, scimClient } from './support/scim';
 import { startTestApp, type TestApp } from './support/test-app';
@@ -28,7 +28,7 @@ describe('migration CapScimTokens', () => {
       .expect(204);
     const dataSource = t.app.get(DataSource);
     const runner = dataSource.createQueryRunner();
-    const migration = new CapScimTokens1795553700000();
+    const migration = new CapScimTokens1795553800000();
     const tokens = { owner: 'scim_owner-token-of-before-the-cap-0000', manager: 'scim_manager-token-of-before-0000' };
     try {
       await migration.down(runner);

@@ -2,21 +2,28 @@ import type { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
 import { RelyingParty } from '../src/sso/relying-party';
 import { auditRows } from './support/audit-rows';
+import { DnsServer } from './support/dns-server';
 import { expectError, expectInvalid } from './support/expectations';
 import { type Account, authed, createAccount, createCompanies, login } from './support/fixtures';
 import { JoseIdp, type TokenFlaw } from './support/jose-idp';
 import { ManualClock } from './support/manual-clock';
 import { Browser, RealIdp } from './support/oidc-idp';
+import { proveDomains } from './support/sso-domains';
+import { SsoFlows } from './support/sso-flow';
 import { startTestApp, type TestApp } from './support/test-app';
 
 /**
- * Company single sign-on against a real provider (panva's oidc-provider, with its own login and consent pages)
- * driven as a browser would, and a jose-built provider for the ID tokens oidc-provider never signs.
+ * Company single sign-on against a real provider (panva's oidc-provider, with its own login and consent pages,
+ * here putting the e-mail in the ID token as Entra ID and Google do) driven as a browser would, and a jose-built
+ * provider for the ID tokens oidc-provider never signs. The companies prove their domains through the verify
+ * route against a real DNS server (dnsmasq). The UserInfo-only default of oidc-provider: sso-providers.e2e-spec.
  */
 describe('company single sign-on (OIDC)', () => {
   let t: TestApp;
   let clock: ManualClock;
   let base: string;
+  let dns: DnsServer;
+  let flows: SsoFlows;
   let idp: RealIdp;
   let flawed: JoseIdp;
   let acme: { id: number };
@@ -27,6 +34,10 @@ describe('company single sign-on (OIDC)', () => {
   let member: Account;
 
   const connect = (jwt: string, body: Record<string, unknown>) => authed(t, jwt).put('/v1/sso/connection', body);
+  const connectProven = async (jwt: string, body: Record<string, unknown>) =>
+    proveDomains(dns, (await connect(jwt, body).expect(200)).body, () =>
+      authed(t, jwt).post('/v1/sso/connection/domains/verify'),
+    );
   const connection = (overrides: Record<string, unknown> = {}) => ({
     issuer: idp.issuer,
     client_id: 'staff-auth',
@@ -36,47 +47,44 @@ describe('company single sign-on (OIDC)', () => {
     jit: { enabled: false, permissions: [] },
     ...overrides,
   });
-  const start = async (body: Record<string, unknown>) => {
-    const res = await fetch(`${base}/v1/sso/start`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ return_to: '/admin', ...body }),
-    });
-    return { status: res.status, body: (await res.json()) as { authorization_url: string; error?: string[] } };
-  };
+  const start = (body: Record<string, unknown>, browser = new Browser()) => flows.start(browser, body);
   const atCallback = (url: URL) => url.pathname === '/v1/sso/callback';
   /** Through the provider's pages up to the service's callback, then the callback's answer (the fragment). */
-  const signIn = async (
+  const signIn = (
     login: string | null,
     body: Record<string, unknown> = { company_id: acme.id },
     browser = new Browser(),
-  ) => {
-    const started = await start(body);
-    expect(started.status).toBe(200);
-    const callback = await browser.run(started.body.authorization_url, login, atCallback);
-    return { browser, callback, ...(await finishAt(browser, callback)) };
+  ) => flows.signIn(login, body, browser);
+  const finishAt = (browser: Browser, callback: URL) => flows.finishAt(browser, callback);
+  /** The exchange from the browser that signed in (its binding cookie). */
+  const exchange = async (browser: Browser, code: string) => {
+    const res = await flows.exchange(browser, code);
+    return { status: res.status, body: res.body, headers: res.headers };
   };
-  const finishAt = async (browser: Browser, callback: URL) => {
-    const res = await browser.request(callback.toString());
-    expect(res.status).toBe(303);
-    const location = new URL(res.headers.get('location')!, base);
-    const fragment = new URLSearchParams(location.hash.slice(1));
-    return { location, code: fragment.get('sso_code'), error: fragment.get('sso_error') };
+  const exchanged = async (signedIn: { browser: Browser; code: string | null }) => {
+    const res = await exchange(signedIn.browser, signedIn.code!);
+    expect({ status: res.status, error: res.body.error }).toEqual({ status: 200, error: undefined });
+    return res.body;
   };
-  const exchange = (code: string) => t.http().post('/v1/sso/exchange').send({ sso_code: code });
 
   beforeAll(async () => {
     clock = new ManualClock();
     const idpPort = await RealIdp.freePort();
-    t = await startTestApp({ clock, env: { SSO_INSECURE_ISSUERS: '127.0.0.1' } });
+    dns = await DnsServer.start();
+    t = await startTestApp({ clock, env: { SSO_INSECURE_ISSUERS: '127.0.0.1', DNS_SERVERS: dns.servers } });
     await t.app.listen(0, '127.0.0.1');
     base = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
-    idp = new RealIdp(idpPort, {
-      id: 'staff-auth',
-      secret: 'a-client-secret-of-the-test',
-      redirectUris: [`${base}/v1/sso/callback`],
-      backchannelLogoutUri: `${base}/v1/sso/backchannel-logout`,
-    });
+    flows = new SsoFlows(base);
+    idp = new RealIdp(
+      idpPort,
+      {
+        id: 'staff-auth',
+        secret: 'a-client-secret-of-the-test',
+        redirectUris: [`${base}/v1/sso/callback`],
+        backchannelLogoutUri: `${base}/v1/sso/backchannel-logout`,
+      },
+      { claimsIn: 'id_token' },
+    );
     await idp.start();
     flawed = new JoseIdp('flawed-client');
     await flawed.start();
@@ -84,25 +92,36 @@ describe('company single sign-on (OIDC)', () => {
     owner = await createAccount(t, [acme.id, beta.id, flawCo.id], ['*']);
     ownerJwt = (await login(t, owner, acme.id)).jwt;
     member = await createAccount(t, [acme.id, beta.id], ['products:read'], `member-${process.pid}@acme.example`);
-    idp.accounts.set('member', { email: member.email, name: 'Member' });
-    await connect(ownerJwt, connection()).expect(200);
+    idp.accounts.set('member', { email: member.email, emailVerified: true, name: 'Member' });
+    await connectProven(ownerJwt, connection());
     const flawJwt = (await login(t, owner, flawCo.id)).jwt;
-    await connect(flawJwt, {
+    await connectProven(flawJwt, {
       ...connection(),
       issuer: flawed.issuer,
       client_id: 'flawed-client',
       email_domains: ['flawed.example'],
-    }).expect(200);
+    });
   });
   afterAll(async () => {
     await idp?.stop();
     await flawed?.stop();
     await t?.close();
+    await dns?.stop();
   });
 
   it('keeps the connection without its secret (sealed at rest) and refuses a domain of another company', async () => {
     const res = await authed(t, ownerJwt).get('/v1/sso/connection').expect(200);
-    expect(res.body).toMatchObject({ issuer: idp.issuer, client_id: 'staff-auth', email_domains: ['acme.example'] });
+    expect(res.body).toMatchObject({
+      issuer: idp.issuer,
+      client_id: 'staff-auth',
+      email_domains: [
+        {
+          domain: 'acme.example',
+          verified: true,
+          dns_txt: { name: '_staff-auth-challenge.acme.example', value: expect.stringMatching(/^staff-auth-domain/) },
+        },
+      ],
+    });
     expect(JSON.stringify(res.body)).not.toContain('a-client-secret');
     const [row] = await t.app
       .get(DataSource)
@@ -124,11 +143,12 @@ describe('company single sign-on (OIDC)', () => {
 
   it('signs a member in through the provider: 303 with #sso_code, exchanged once for a session with method sso', async () => {
     idp.hits.length = 0;
-    const { code, location } = await signIn('member');
+    const { code, location, browser } = await signIn('member');
     expect(location.pathname).toBe('/admin');
     expect(code).toBeTruthy();
-    const res = await exchange(code!).expect(200);
-    expect(res.headers['cache-control']).toBe('no-store');
+    const res = await exchange(browser, code!);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.body.company.id).toBe(acme.id);
     expect(res.body.employee.email).toBe(member.email);
     const listed = (await authed(t, res.body.jwt).get('/v1/users/sessions').expect(200)).body.sessions as Array<{
@@ -139,11 +159,10 @@ describe('company single sign-on (OIDC)', () => {
     const succeeded = await auditRows(t, acme.id, 'login.succeeded');
     expect(succeeded.at(-1)).toMatchObject({ details: { method: 'sso' } });
     // Replayed code: refused.
-    expectError(await exchange(code!), 400, 'error_login_ticket_invalid');
+    expectError(await exchange(browser, code!), 400, 'error_login_ticket_invalid');
     const firstLogin = [...idp.hits];
     idp.hits.length = 0;
-    const again = await signIn('member');
-    await exchange(again.code!).expect(200);
+    await exchanged(await signIn('member'));
     console.log(
       `provider round trips: first login ${JSON.stringify(firstLogin)}, next login ${JSON.stringify(idp.hits)}`,
     );
@@ -154,15 +173,15 @@ describe('company single sign-on (OIDC)', () => {
   it('refuses a late sso_code (60 s) and a replayed state', async () => {
     const { code, browser, callback } = await signIn('member');
     clock.advance(61_000);
-    expectError(await exchange(code!), 400, 'error_login_ticket_invalid');
+    expectError(await exchange(browser, code!), 400, 'error_login_ticket_invalid');
     clock.advance(-61_000);
     const replay = await finishAt(browser, callback);
     expect(replay.error).toBe('error_login_ticket_invalid');
   });
 
   it('a flow older than 10 minutes cannot finish', async () => {
-    const started = await start({ company_id: acme.id });
     const browser = new Browser();
+    const started = await start({ company_id: acme.id }, browser);
     const callback = await browser.run(started.body.authorization_url, 'member', atCallback);
     clock.advance(10 * 60_000 + 1000);
     try {
@@ -172,24 +191,28 @@ describe('company single sign-on (OIDC)', () => {
     }
   });
 
-  it('JIT grants only permissions the administrator holds', async () => {
+  it('sso:manage reads and tests the connection; changing it or proving domains needs *', async () => {
     const admin = await createAccount(t, [acme.id], ['sso:manage', 'products:read']);
     const jwt = (await login(t, admin, acme.id)).jwt;
-    const res = await connect(jwt, connection({ jit: { enabled: true, permissions: ['users:write'] } }));
-    expectError(res, 403, 'error_permission_denied');
-    await connect(jwt, connection({ jit: { enabled: true, permissions: ['products:read'] } })).expect(200);
-    await connect(ownerJwt, connection()).expect(200);
+    await authed(t, jwt).get('/v1/sso/connection').expect(200);
+    const test = await start({ company_id: acme.id });
+    expect(test.status).toBe(200);
+    const put = await connect(jwt, connection({ jit: { enabled: true, permissions: ['products:read'] } }));
+    expectError(put, 403, 'error_permission_denied');
+    expectError(await authed(t, jwt).post('/v1/sso/connection/domains/verify'), 403, 'error_permission_denied');
+    expectError(await authed(t, jwt).delete('/v1/sso/connection'), 403, 'error_permission_denied');
+    const still = await authed(t, ownerJwt).get('/v1/sso/connection').expect(200);
+    expect(still.body.jit).toEqual({ enabled: false, permissions: [] });
   });
 
   it('JIT off: a stranger of the domain is refused; JIT on: the account and membership are created', async () => {
     const email = `newcomer-${process.pid}@acme.example`;
-    idp.accounts.set('newcomer', { email });
+    idp.accounts.set('newcomer', { email, emailVerified: true });
     const refused = await signIn('newcomer');
     expect(refused.error).toBe('error_company_not_member');
     await connect(ownerJwt, connection({ jit: { enabled: true, permissions: ['products:read'] } })).expect(200);
-    const admitted = await signIn('newcomer', { email });
-    const res = await exchange(admitted.code!).expect(200);
-    expect(res.body.employee.email).toBe(email);
+    const admitted = await exchanged(await signIn('newcomer', { email }));
+    expect(admitted.employee.email).toBe(email);
     const created = await auditRows(t, acme.id, 'employee.created');
     expect(created.some((row) => JSON.stringify(row).includes(email))).toBe(true);
     expect((await auditRows(t, acme.id, 'membership.added')).some((row) => JSON.stringify(row).includes(email))).toBe(
@@ -204,7 +227,7 @@ describe('company single sign-on (OIDC)', () => {
   it("refuses an unverified e-mail and one outside the connection's domains", async () => {
     idp.accounts.set('unverified', { email: `u-${process.pid}@acme.example`, emailVerified: false });
     expect((await signIn('unverified')).error).toBe('error_invalid_credentials');
-    idp.accounts.set('outsider', { email: `o-${process.pid}@elsewhere.example` });
+    idp.accounts.set('outsider', { email: `o-${process.pid}@elsewhere.example`, emailVerified: true });
     expect((await signIn('outsider')).error).toBe('error_invalid_credentials');
     const failed = await auditRows(t, acme.id, 'login.failed');
     expect(failed.map((row) => (row.details as { reason?: string }).reason)).toEqual(
@@ -231,18 +254,17 @@ describe('company single sign-on (OIDC)', () => {
   });
 
   it('keeps working when the provider rotates its signing key between two logins', async () => {
-    const first = await signIn('member');
-    await exchange(first.code!).expect(200);
+    await exchanged(await signIn('member'));
     await idp.rotateKey();
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const second = await signIn('member');
     expect(second.error).toBeNull();
-    await exchange(second.code!).expect(200);
+    await exchanged(second);
   });
 
   it('answers a clear error, never a 500, when the provider is down', async () => {
-    const started = await start({ company_id: acme.id });
     const browser = new Browser();
+    const started = await start({ company_id: acme.id }, browser);
     const callback = await browser.run(started.body.authorization_url, 'member', atCallback);
     await idp.stop();
     try {
@@ -293,21 +315,22 @@ describe('company single sign-on (OIDC)', () => {
       expectError(sw, 403, 'error_sso_required');
       // A session that signed in through Acme's provider is Acme's: Beta does not trust that provider
       // (test/sso-session-binding.e2e-spec.ts has the whole matrix).
-      const sso = await exchange((await signIn('member')).code!).expect(200);
+      const sso = await exchanged(await signIn('member'));
       expectError(
-        await authed(t, sso.body.jwt).post('/v1/users/changeworkingcompany', { company_id: beta.id }),
+        await authed(t, sso.jwt).post('/v1/users/changeworkingcompany', { company_id: beta.id }),
         403,
         'error_login_method_not_accepted',
       );
-      await authed(t, sso.body.jwt).get('/v1/users/me').expect(200);
+      await authed(t, sso.jwt).get('/v1/users/me').expect(200);
     } finally {
       await connect(ownerJwt, connection()).expect(200);
     }
   });
 
   it('ends the sessions of a provider session when the provider logs it out (back-channel)', async () => {
-    const { code, browser } = await signIn('member');
-    const res = await exchange(code!).expect(200);
+    const signedIn = await signIn('member');
+    const { browser } = signedIn;
+    const res = { body: await exchanged(signedIn) };
     await authed(t, res.body.jwt).get('/v1/users/sessions').expect(200);
     // Log out at the provider, as the person would: its end-session page and confirmation form.
     await browser.run(`${idp.issuer}/session/end`, null, (url) => url.pathname.endsWith('/session/end/success'));

@@ -3,6 +3,7 @@ import { OPENAPI_JSON_PATH } from '../src/bootstrap/openapi';
 import { auditRows } from './support/audit-rows';
 import { expectError } from './support/expectations';
 import { type Account, authed, createAccount, createCompanies, login } from './support/fixtures';
+import { DnsServer } from './support/dns-server';
 import { JoseIdp } from './support/jose-idp';
 import { ManualClock } from './support/manual-clock';
 import { routeRules } from './support/route-rules';
@@ -38,6 +39,7 @@ describe('step-up', () => {
   const code = (offsetSteps = 0) => totpCodeAt(totpSecret, clock.nowMs() + offsetSteps * 30_000);
 
   let idp: JoseIdp;
+  let dns: DnsServer;
   const ssoConnection = () => ({
     issuer: idp.issuer,
     client_id: 'staff-auth',
@@ -94,6 +96,14 @@ describe('step-up', () => {
         return { ...me, call: () => authed(t, me.jwt).put('/v1/sso/connection', ssoConnection()) };
       },
     },
+    'POST /v1/sso/connection/domains/verify': {
+      admitted: 200,
+      prepare: async () => {
+        const me = await asOwner();
+        await authed(t, me.jwt).put('/v1/sso/connection', ssoConnection()).expect(200);
+        return { ...me, call: () => authed(t, me.jwt).post('/v1/sso/connection/domains/verify') };
+      },
+    },
     'DELETE /v1/sso/connection': {
       admitted: 204,
       prepare: async () => {
@@ -143,13 +153,16 @@ describe('step-up', () => {
     // A real (small) provider for the SSO connection's discovery document, on loopback.
     idp = new JoseIdp('staff-auth');
     await idp.start();
-    t = await startTestApp({ clock, env: { SSO_INSECURE_ISSUERS: '127.0.0.1' } });
+    // Domain verification asks this DNS server (on loopback), which holds no record: the domain stays pending.
+    dns = await DnsServer.start();
+    t = await startTestApp({ clock, env: { SSO_INSECURE_ISSUERS: '127.0.0.1', DNS_SERVERS: dns.servers } });
     [alpha, beta] = await createCompanies(t, 'Alpha', 'Beta');
     owner = await createAccount(t, [alpha.id, beta.id], ['*']);
   });
   afterAll(async () => {
     await t?.close();
     await idp?.stop();
+    await dns?.stop();
   });
 
   it('every step-up route of the route metadata has a case here', () => {

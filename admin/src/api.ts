@@ -131,10 +131,15 @@ async function toError(response: Response): Promise<ApiError> {
   return new ApiError(response.status, code, message, retryAfter, response.status === 429);
 }
 
+/**
+ * `withCookies`: send and keep this origin's cookies, which only single sign-on uses (its start sets the cookie
+ * that binds the sign-in to this browser, and the exchange of its code must carry it); every other call omits
+ * them, its credential being the token in `Authorization`.
+ */
 export async function request<T>(
   method: string,
   path: string,
-  options: { token?: string; body?: unknown } = {},
+  options: { token?: string; body?: unknown; withCookies?: boolean } = {},
 ): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (options.token) headers.authorization = options.token;
@@ -145,7 +150,7 @@ export async function request<T>(
       method,
       headers,
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
-      credentials: 'omit',
+      credentials: options.withCookies ? 'same-origin' : 'omit',
       cache: 'no-store',
     });
   } catch {

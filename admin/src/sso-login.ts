@@ -7,6 +7,7 @@ const RETURN_TO = '/admin';
 export async function startSso(by: { email: string } | { company_id: number }): Promise<void> {
   const { authorization_url } = await request<{ authorization_url: string }>('POST', '/v1/sso/start', {
     body: { ...by, return_to: RETURN_TO },
+    withCookies: true,
   });
   window.location.assign(authorization_url);
 }
@@ -22,7 +23,7 @@ export function takeSsoFragment(): { code: string } | { error: string } | null {
 }
 
 export function exchangeSsoCode(code: string): Promise<Account> {
-  return request<Account>('POST', '/v1/sso/exchange', { body: { sso_code: code } });
+  return request<Account>('POST', '/v1/sso/exchange', { body: { sso_code: code }, withCookies: true });
 }
 
 export function ssoErrorText(code: string): string {

@@ -16,8 +16,8 @@ export type AuthRule =
   | {
       public: false;
       /**
-       * The permission the route needs (`*` for what only a holder of every permission may do); none means any
-       * valid credential of the company.
+       * The permission the route needs; none means any valid credential of the company. `*` itself: only a holder
+       * of every permission (what can speak for every member, such as the company's SSO connection).
        */
       permission?: Grant;
       /** Login-session routes (logout, switch, sessions, issuing keys) that an API key may not call. */

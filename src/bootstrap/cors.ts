@@ -12,7 +12,7 @@ const PREFLIGHT_MAX_AGE_SECONDS = '600';
 export type CorsPolicy = (request: FastifyRequest, reply: FastifyReply) => boolean;
 
 /**
- * CORS for the exact origins of `CORS_ORIGINS` (docs/contract.md, Operations); with none configured there is no policy
+ * CORS for the exact origins of `CORS_ORIGINS` (docs/contract.md, Operations), credentials included; with none configured there is no policy
  * and no response carries a CORS header. An allowed origin's preflight is answered 204 before routing (it carries
  * no credential and must not count against the rate limit). A refused origin gets no CORS header at all, so the
  * browser withholds the answer; its preflight goes on to routing and answers 404.
@@ -27,6 +27,10 @@ export function corsPolicy(origins: readonly string[]): CorsPolicy | undefined {
     reply.header('vary', 'Origin');
     if (!allowed.has(origin)) return false;
     reply.header('access-control-allow-origin', origin);
+    // A single sign-on that returns to an allowed origin exchanges its code from that page with the browser's
+    // binding cookie (`credentials: 'include'`), and the browser shows the answer only with this. That cookie is
+    // the only one the service sets; every other credential travels in Authorization.
+    reply.header('access-control-allow-credentials', 'true');
     if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined) {
       void reply
         .code(204)

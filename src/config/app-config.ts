@@ -102,6 +102,13 @@ export class AppConfig {
   readonly metricsToken?: string;
   /** Hosts (`host[:port]`) whose SSO issuer may be `http://`: development and tests only. */
   readonly ssoInsecureIssuers!: string[];
+  /**
+   * The service's external origin, base of the SSO redirect URI; `undefined`: in development the request's own
+   * scheme and host, in production no SSO flow can start.
+   */
+  readonly publicUrl?: string;
+  /** The DNS servers (`ip[:port]`) domain verification asks; empty: the system's resolver. */
+  readonly dnsServers!: string[];
 
   constructor(values: AppConfig) {
     Object.assign(this, values);

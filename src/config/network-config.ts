@@ -33,22 +33,25 @@ function trustProxy(env: Env): TrustProxy {
   return entries;
 }
 
+/** Whether `entry` is an http(s) origin written exactly as the URL standard serializes it (`https://a.example`). */
+export function isExactOrigin(entry: string): boolean {
+  try {
+    const parsed = new URL(entry);
+    return (parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.origin === entry;
+  } catch {
+    return false;
+  }
+}
+
 function corsOrigins(env: Env): string[] {
   const entries = (read(env, 'CORS_ORIGINS') ?? '')
     .split(',')
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');
   for (const entry of entries) {
-    let origin: string | undefined;
-    try {
-      const parsed = new URL(entry);
-      if (parsed.protocol === 'http:' || parsed.protocol === 'https:') origin = parsed.origin;
-    } catch {
-      origin = undefined;
-    }
     // Browsers send the origin exactly so (no path, no trailing slash, default port omitted); anything else
     // would never match and silently refuse every request.
-    if (origin !== entry) {
+    if (!isExactOrigin(entry)) {
       throw new ConfigError(
         'CORS_ORIGINS',
         `must be a comma-separated list of origins like https://app.example.com, got "${entry}"`,

@@ -2,7 +2,7 @@ import { Inject, Module, type OnModuleInit } from '@nestjs/common';
 import { AuditRecorder } from '../audit/audit-recorder.service';
 import { AuthModule } from '../auth/auth.module';
 import { SEALED_COLUMNS, type SealedColumn } from '../auth/mfa/sealed-columns';
-import { HOST_RESOLVER, systemHostResolver } from '../files/fetch/safe-image-fetcher';
+import { HOST_RESOLVER, systemHostResolver } from '../common/outbound/pinned-request';
 import { RevocationModule } from '../revocation/revocation.module';
 import { EventStreamsController } from './event-streams.controller';
 import { EventStreamsService } from './event-streams.service';

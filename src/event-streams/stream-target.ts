@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
-import type { AddressPolicy } from '../files/fetch/address-policy';
-import { bareHost, type HostResolver, literalRefused, pinnedRequest } from '../files/fetch/pinned-request';
+import type { AddressPolicy } from '../common/outbound/address-policy';
+import { bareHost, type HostResolver, literalRefused, pinnedRequest } from '../common/outbound/pinned-request';
 
 const MAX_URL_LENGTH = 2048;
 /** The receiver's answer is kept only as this much text of an error, never its body as such. */

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
-import { HOST_RESOLVER, SafeImageFetcher, systemHostResolver } from './fetch/safe-image-fetcher';
+import { HOST_RESOLVER, systemHostResolver } from '../common/outbound/pinned-request';
+import { SafeImageFetcher } from './fetch/safe-image-fetcher';
 import { FileRecordsService } from './file-records.service';
 import { FilesController } from './files.controller';
 import { FilesService } from './files.service';

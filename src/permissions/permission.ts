@@ -48,7 +48,7 @@ export function isGrant(value: string): value is Grant {
   return KNOWN.has(value);
 }
 
-/** Whether a set of grants includes `needed` (`*` only when `*` is held). */
+/** Whether a set of grants includes `needed` (`*` itself is held by `*` holders only). */
 export function grants(held: readonly string[], needed: Grant): boolean {
   return held.includes(ALL_PERMISSIONS) || held.includes(needed);
 }

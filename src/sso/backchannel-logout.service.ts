@@ -8,12 +8,17 @@ import { ApiError } from '../common/errors/api-error';
 import type { ClientInfo } from '../common/http/client-info';
 import { RevocationBus } from '../revocation/revocation-bus';
 import { endProviderSessions } from '../sessions/sso-sessions';
-import { RelyingParty } from './relying-party';
+import { CLOCK_TOLERANCE_SECONDS, RelyingParty } from './relying-party';
 import { connectionsOfClient } from './sso-connections';
+import { rememberLogoutJti } from './sso-flows';
 
 const BACKCHANNEL_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
-/** A logout token older than this is refused (`iat` recent): a replayed one does not end later sessions. */
-const LOGOUT_TOKEN_MAX_AGE = '5m';
+/**
+ * A logout token older than this is refused (`iat` recent); within it, its `jti` is remembered, so a replayed
+ * token is refused as well and ends no later session.
+ */
+const LOGOUT_TOKEN_MAX_AGE_SECONDS = 5 * 60;
+const MAX_JTI_LENGTH = 255;
 
 const invalid = (message: string) =>
   ApiError.validation(`The logout token is not valid: ${message}`, [{ field: 'logout_token', message }]);
@@ -45,11 +50,13 @@ export class BackchannelLogoutService {
       await Promise.all(audiences.map((aud) => connectionsOfClient(this.dataSource.manager, claims.iss!, aud)))
     ).flat();
     if (connections.length === 0) throw invalid('no connection of this issuer and client');
+    const now = this.clock.now();
     let payload: jose.JWTPayload;
     try {
       payload = await this.relyingParty.verify(claims.iss, token, {
         audience: connections[0].clientId,
-        maxTokenAge: LOGOUT_TOKEN_MAX_AGE,
+        currentDate: now,
+        maxTokenAge: LOGOUT_TOKEN_MAX_AGE_SECONDS,
         requiredClaims: ['iat', 'jti', 'events'],
       });
     } catch (error) {
@@ -63,9 +70,17 @@ export class BackchannelLogoutService {
     const sid = typeof payload.sid === 'string' ? payload.sid : undefined;
     const sub = typeof payload.sub === 'string' ? payload.sub : undefined;
     if (!sid && !sub) throw invalid('sid or sub is required');
+    const jti = payload.jti;
+    if (typeof jti !== 'string' || jti === '' || jti.length > MAX_JTI_LENGTH) {
+      throw invalid(`jti must be a string of 1 to ${MAX_JTI_LENGTH} characters`);
+    }
 
-    const now = this.clock.now();
+    // Remembered until no clock could still take its `iat` for recent.
+    const forgetAt = new Date((payload.iat! + LOGOUT_TOKEN_MAX_AGE_SECONDS + 2 * CLOCK_TOLERANCE_SECONDS) * 1000);
     const ended = await this.dataSource.transaction(async (manager) => {
+      if (!(await rememberLogoutJti(manager, claims.iss!, jti, forgetAt, now))) {
+        throw invalid('this logout token was already used (its jti was seen before)');
+      }
       const sessions = await endProviderSessions(manager, { issuer: claims.iss!, sid, sub }, now);
       if (sessions.length > 0) {
         await this.audit.record(

@@ -1,10 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import * as jose from 'jose';
 import * as oidc from 'openid-client';
+import { type FetchInit, OutboundRefused } from '../common/outbound/pinned-fetch';
+import { HOST_RESOLVER, type HostResolver } from '../common/outbound/pinned-request';
 import { AppConfig } from '../config/app-config';
-
-/** How long the service waits for the provider on any one call; past it the provider counts as down. */
-const PROVIDER_TIMEOUT_SECONDS = 5;
+import { issuerProblem, PROVIDER_TIMEOUT_SECONDS, providerFetch } from './provider-fetch';
 /** Discovery documents are re-read after this long (a provider may move its endpoints). */
 const DISCOVERY_TTL_MS = 60 * 60 * 1000;
 /**
@@ -19,13 +19,14 @@ const SIGNING_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'
 /** The provider could not be reached or answered nonsense: not the person's fault (503 / sso_error). */
 export class ProviderUnavailable extends Error {}
 
-/** What a provider's checked ID token says about the person. */
+/** What a provider's checked ID token (and, for the e-mail, its UserInfo answer) says about the person. */
 export interface ProviderIdentity {
   issuer: string;
   sub: string;
   sid: string | null;
   email: string | null;
-  emailVerified: boolean;
+  /** `null`: the provider sent no `email_verified` claim at all (Microsoft Entra ID's work accounts). */
+  emailVerified: boolean | null;
   name: string | null;
 }
 
@@ -39,7 +40,9 @@ export interface ClientRef {
  * The OpenID Connect relying party (openid-client): discovery cached per issuer, the authorization URL with
  * PKCE S256, state and nonce, and the code exchange whose ID token is checked by openid-client (iss, aud, azp,
  * nonce, exp/iat with leeway) and then its signature by the provider's JWKS (jose, refetched when a new `kid`
- * appears). Every call to a provider goes through {@link countingFetch}, so the round trips can be measured.
+ * appears); the e-mail from the UserInfo endpoint when the ID token has none. Every request to a provider goes
+ * through {@link countingFetch}: the outbound address policy ({@link providerFetch}), and a count of the round
+ * trips.
  */
 @Injectable()
 export class RelyingParty {
@@ -47,29 +50,23 @@ export class RelyingParty {
   private readonly keySets = new Map<string, ReturnType<typeof jose.createRemoteJWKSet>>();
   /** Requests made to providers since start, by URL path; read by tests and the benchmark. */
   readonly calls: string[] = [];
+  private readonly outbound: ReturnType<typeof providerFetch>;
 
-  constructor(private readonly config: AppConfig) {}
+  constructor(
+    private readonly config: AppConfig,
+    @Inject(HOST_RESOLVER) resolveHost: HostResolver,
+  ) {
+    this.outbound = providerFetch(config.ssoInsecureIssuers, resolveHost);
+  }
 
   /** `http://` is allowed only for the hosts of SSO_INSECURE_ISSUERS. */
   issuerProblem(issuer: string): string | null {
-    let url: URL;
-    try {
-      url = new URL(issuer);
-    } catch {
-      return 'issuer must be an absolute URL';
-    }
-    if (url.protocol === 'https:') return null;
-    const insecure = this.config.ssoInsecureIssuers;
-    // An entry names a host (any port) or a host:port.
-    if (url.protocol === 'http:' && (insecure.includes(url.host.toLowerCase()) || insecure.includes(url.hostname))) {
-      return null;
-    }
-    return 'issuer must be an https:// URL';
+    return issuerProblem(issuer, this.config.ssoInsecureIssuers);
   }
 
-  private readonly countingFetch = (url: string, options: oidc.CustomFetchOptions) => {
+  private readonly countingFetch = (url: string, options: FetchInit) => {
     this.calls.push(new URL(url).pathname);
-    return fetch(url, options as RequestInit);
+    return this.outbound(url, options);
   };
 
   /** The issuer's discovery document (cached); {@link ProviderUnavailable} when unreachable or invalid. */
@@ -161,14 +158,36 @@ export class RelyingParty {
       requiredClaims: ['sub', 'exp', 'iat'],
     });
     if (payload.nonce !== flow.nonce) throw new Error('nonce mismatch');
+    // OpenID Connect Core 5.4: the email scope's claims may be served by the UserInfo endpoint only (Okta's
+    // authorization-code ID tokens, oidc-provider's defaults); its answer must be about the same `sub` (5.3.2).
+    const claims: Record<string, unknown> =
+      typeof payload.email === 'string'
+        ? payload
+        : await this.userInfo(configuration, tokens.access_token, payload.sub!);
     return {
       issuer: client.issuer,
       sub: payload.sub!,
       sid: typeof payload.sid === 'string' ? payload.sid : null,
-      email: typeof payload.email === 'string' ? payload.email.toLowerCase() : null,
-      emailVerified: payload.email_verified === true,
-      name: typeof payload.name === 'string' ? payload.name : null,
+      email: typeof claims.email === 'string' ? claims.email.toLowerCase() : null,
+      // Only `true` is a yes; an absent claim is no answer (Entra ID); anything else is a no.
+      emailVerified: claims.email_verified === undefined ? null : claims.email_verified === true,
+      name: typeof payload.name === 'string' ? payload.name : typeof claims.name === 'string' ? claims.name : null,
     };
+  }
+
+  /** The UserInfo answer about `sub` (openid-client refuses one about another subject). */
+  private async userInfo(
+    configuration: oidc.Configuration,
+    accessToken: string,
+    sub: string,
+  ): Promise<Record<string, unknown>> {
+    try {
+      return await oidc.fetchUserInfo(configuration, accessToken, sub);
+    } catch (error) {
+      if (isUnreachable(error))
+        throw new ProviderUnavailable(`the UserInfo endpoint did not answer: ${message(error)}`);
+      throw error;
+    }
   }
 
   /** Verifies a provider-signed JWT (a logout token) against the issuer's JWKS. */
@@ -190,10 +209,7 @@ export class RelyingParty {
       set = jose.createRemoteJWKSet(new URL(uri), {
         cooldownDuration: JWKS_COOLDOWN_MS,
         timeoutDuration: PROVIDER_TIMEOUT_SECONDS * 1000,
-        [jose.customFetch]: (url: string, options: RequestInit) => {
-          this.calls.push(new URL(url).pathname);
-          return fetch(url, options);
-        },
+        [jose.customFetch]: this.countingFetch,
       });
       this.keySets.set(uri, set);
     }
@@ -201,7 +217,15 @@ export class RelyingParty {
   }
 }
 
-const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+/** The error and its causes, for the operator's log (openid-client wraps the network's reason in `cause`). */
+function message(error: unknown): string {
+  const parts: string[] = [];
+  for (let current = error, depth = 0; current !== undefined && depth < 5; depth++) {
+    parts.push(current instanceof Error ? current.message : String(current));
+    current = (current as { cause?: unknown }).cause;
+  }
+  return parts.join(': ');
+}
 
 function isUnreachable(error: unknown): boolean {
   const seen = new Set<unknown>();
@@ -209,6 +233,7 @@ function isUnreachable(error: unknown): boolean {
     seen.add(current);
     const name = (current as { name?: string; code?: string }).name;
     const code = (current as { code?: string }).code;
+    if (current instanceof OutboundRefused) return true;
     if (name === 'TimeoutError' || name === 'AbortError') return true;
     if (code && /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|UND_ERR_)/.test(code)) return true;
     if (current instanceof TypeError && /fetch failed/.test(current.message)) return true;

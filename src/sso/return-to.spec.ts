@@ -6,21 +6,45 @@ import { loadConfig } from '../config/app-config';
 import { checkedReturnTo } from './return-to';
 
 describe('checkedReturnTo', () => {
+  const service = 'https://staff.example.com';
   const origins = ['https://app.example.com'];
 
-  it.each(['/admin', '/admin/x?y=1', 'https://app.example.com/back'])('keeps %s', (value) => {
-    expect(checkedReturnTo(value, origins)).toBe(value);
-  });
+  it.each(['/admin', '/admin/x?y=1', '/a/../b', '/%2F%2Fevil.example', 'https://app.example.com/back'])(
+    'keeps %s, as given',
+    (value) => {
+      expect(checkedReturnTo(value, service, origins)).toBe(value);
+    },
+  );
 
   it.each([
     '//evil.example/x',
     '/\\evil.example',
+    '/\t/evil.example/steal',
+    '/x\r\nSet-Cookie: a=b',
+    '/ admin',
+    '/admin\u0000',
+    '/caf\u00e9',
+    '/\uff0fevil.example',
     'https://evil.example/x',
+    'https://app.example.com',
+    'https://app.example.com//evil.example',
+    'https://app.example.com.evil.example/x',
     'https://u:p@app.example.com/',
+    'https://app.example.com@evil.example/',
+    'HTTPS://APP.EXAMPLE.COM/x',
+    'javascript:alert(1)',
     '/a#b',
     'x',
-  ])('refuses %s (error_validation naming return_to)', (value) => {
-    expect(() => checkedReturnTo(value, origins)).toThrow(ApiError);
+    '',
+  ])('refuses %j (error_validation naming return_to)', (value) => {
+    let error: unknown;
+    try {
+      checkedReturnTo(value, service, origins);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).details).toEqual([expect.objectContaining({ field: 'return_to' })]);
   });
 });
 

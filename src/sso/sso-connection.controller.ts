@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Put, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Post, Put, Req } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
@@ -13,15 +13,23 @@ import { Auth, CurrentPrincipal } from '../auth/auth.decorator';
 import type { Principal } from '../auth/credentials/principal';
 import { ErrorBodySchema } from '../common/errors/error-body.schema';
 import { Client, type ClientInfo } from '../common/http/client-info';
+import { AppConfig } from '../config/app-config';
 import { PutSsoConnectionDto, SsoConnectionDto } from './dto/sso.dto';
 import { redirectUriOf } from './redirect-uri';
 import { SsoConnectionService } from './sso-connection.service';
 
-/** The current company's connection to its identity provider (docs/contract.md "Company single sign-on"). */
+/**
+ * The current company's connection to its identity provider (docs/contract.md "Company single sign-on"). Whoever
+ * controls it speaks for every member of the company: reading it is `sso:manage`, changing it (and proving its
+ * domains) is `*` with a fresh proof of the person.
+ */
 @ApiTags('sso')
 @Controller({ path: 'sso/connection', version: '1' })
 export class SsoConnectionController {
-  constructor(private readonly connections: SsoConnectionService) {}
+  constructor(
+    private readonly connections: SsoConnectionService,
+    private readonly config: AppConfig,
+  ) {}
 
   @Get()
   @Auth({ permission: 'sso:manage' })
@@ -29,26 +37,42 @@ export class SsoConnectionController {
   @ApiOkResponse({ type: SsoConnectionDto })
   @ApiNotFoundResponse({ description: 'error_not_found: no connection', type: ErrorBodySchema })
   get(@CurrentPrincipal() principal: Principal, @Req() request: FastifyRequest): Promise<SsoConnectionDto> {
-    return this.connections.get(principal.companyId, redirectUriOf(request));
+    return this.connections.get(principal.companyId, redirectUriOf(request, this.config));
   }
 
   @Put()
-  @Auth({ permission: 'sso:manage', jwtOnly: true, stepUp: true })
+  @Auth({ permission: '*', jwtOnly: true, stepUp: true })
   @ApiOperation({ summary: "Connect the company's OpenID Connect provider (its discovery document is read now)" })
   @ApiOkResponse({ type: SsoConnectionDto })
   @ApiBadRequestResponse({ description: 'error_validation (issuer unreachable or invalid)', type: ErrorBodySchema })
-  @ApiConflictResponse({ description: 'error_conflict: an e-mail domain of another company', type: ErrorBodySchema })
+  @ApiConflictResponse({ description: 'error_conflict: a domain another company proved', type: ErrorBodySchema })
   put(
     @CurrentPrincipal() principal: Principal,
     @Body() body: PutSsoConnectionDto,
     @Client() client: ClientInfo,
     @Req() request: FastifyRequest,
   ): Promise<SsoConnectionDto> {
-    return this.connections.put(principal, body, client, redirectUriOf(request));
+    return this.connections.put(principal, body, client, redirectUriOf(request, this.config));
+  }
+
+  @Post('domains/verify')
+  @Auth({ permission: '*', jwtOnly: true, stepUp: true })
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    summary: "Prove the connection's e-mail domains: their _staff-auth-challenge TXT records are looked up now",
+  })
+  @ApiOkResponse({ type: SsoConnectionDto, description: 'The connection; an unproven domain says why in "error"' })
+  @ApiNotFoundResponse({ description: 'error_not_found: no connection', type: ErrorBodySchema })
+  verifySsoDomains(
+    @CurrentPrincipal() principal: Principal,
+    @Client() client: ClientInfo,
+    @Req() request: FastifyRequest,
+  ): Promise<SsoConnectionDto> {
+    return this.connections.verifyDomains(principal, client, redirectUriOf(request, this.config));
   }
 
   @Delete()
-  @Auth({ permission: 'sso:manage', jwtOnly: true, stepUp: true })
+  @Auth({ permission: '*', jwtOnly: true, stepUp: true })
   @HttpCode(HttpStatus.NO_CONTENT)
   @ApiOperation({ summary: 'Remove the connection: its staff sign in with passwords again' })
   @ApiNoContentResponse()

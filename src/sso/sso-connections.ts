@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { type ResealBatch, resealRows } from '../common/sealing/reseal-rows';
 import type { Grant } from '../permissions/permission';
+import { newDomainChallenge } from './sso-domains';
 
 /** The sso_connection and sso_email_domain tables (this folder's), each call inside the caller's transaction. */
 
@@ -11,6 +11,7 @@ export interface SsoConnection {
   clientId: string;
   /** Sealed (SsoSecretBox); opened only to call the provider. */
   sealedSecret: string;
+  /** Every listed domain, proven or not (what PUT saves); {@link hasProvenDomain} says which speak for people. */
   emailDomains: string[];
   enforced: boolean;
   jit: { enabled: boolean; permissions: Grant[] };
@@ -48,10 +49,11 @@ export async function connectionOf(manager: EntityManager, companyId: number): P
   return row ? toConnection(row) : null;
 }
 
-/** The connection that claims the e-mail's domain, if any. */
+/** The connection of the company that has proven `domain`, if any (a listed but unproven domain finds none). */
 export async function connectionForDomain(manager: EntityManager, domain: string): Promise<SsoConnection | null> {
   const [row] = await manager.query<Row[]>(
-    `${SELECT} WHERE c.company_id = (SELECT company_id FROM sso_email_domain WHERE domain = $1 LIMIT 1)`,
+    `${SELECT} WHERE c.company_id = (SELECT company_id FROM sso_email_domain
+                                       WHERE domain = $1 AND verified_at IS NOT NULL)`,
     [domain],
   );
   return row ? toConnection(row) : null;
@@ -86,19 +88,6 @@ export async function enforcedCompanies(manager: EntityManager, companyIds: numb
     [companyIds],
   );
   return rows.map((row) => row.company_id);
-}
-
-/** The domains among `domains` that another company's connection already claims. */
-export async function domainsTakenElsewhere(
-  manager: EntityManager,
-  companyId: number,
-  domains: string[],
-): Promise<string[]> {
-  const rows = await manager.query<Array<{ domain: string }>>(
-    'SELECT domain FROM sso_email_domain WHERE domain = ANY($1::varchar[]) AND company_id <> $2',
-    [domains, companyId],
-  );
-  return rows.map((row) => row.domain);
 }
 
 /**
@@ -142,11 +131,6 @@ export async function saveConnection(
   }
 }
 
-/** The value a company publishes at `_staff-auth-challenge.<domain>` to prove it holds the domain. */
-export function newDomainChallenge(): string {
-  return `staff-auth-domain-verification=${randomBytes(18).toString('base64url')}`;
-}
-
 /** The company that has proven `domain`, if any: the only one whose connection speaks for its e-mails. */
 export async function verifiedOwnerOf(manager: EntityManager, domain: string): Promise<number | null> {
   const [row] = await manager.query<Array<{ company_id: number }>>(
@@ -157,21 +141,18 @@ export async function verifiedOwnerOf(manager: EntityManager, domain: string): P
 }
 
 /**
- * Whether `companyId` has proven the domain of `email`: the one check of whose e-mails a company's provider and
- * directory speak for (docs/contract.md "Whose people a company may speak for").
+ * Whether company `companyId` has proven the domain of `email` (docs/contract.md "Whose people a company may
+ * speak for"): the only domains whose people its provider, JIT and SCIM may speak for.
  */
 export async function hasProvenDomain(manager: EntityManager, companyId: number, email: string): Promise<boolean> {
   const at = email.lastIndexOf('@');
-  if (at < 0) return false;
-  return (
-    (await verifiedOwnerOf(
-      manager,
-      email
-        .slice(at + 1)
-        .trim()
-        .toLowerCase(),
-    )) === companyId
+  const domain = email.slice(at + 1).toLowerCase();
+  if (at === -1 || domain === '') return false;
+  const rows = await manager.query<unknown[]>(
+    'SELECT 1 FROM sso_email_domain WHERE company_id = $1 AND domain = $2 AND verified_at IS NOT NULL',
+    [companyId, domain],
   );
+  return rows.length > 0;
 }
 
 /** Who last saved the company's connection (null: unknown, saved before editors were kept, or gone). */

@@ -16,11 +16,21 @@ import { ErrorBodySchema } from '../common/errors/error-body.schema';
 import { Client, type ClientInfo } from '../common/http/client-info';
 import { FormBody } from '../common/http/form-body';
 import { NO_STORE_HEADERS, NoStore } from '../common/http/no-store';
+import { AppConfig } from '../config/app-config';
 import { LoginResultDto } from '../sessions/dto/login-result.dto';
 import { BackchannelLogoutService } from './backchannel-logout.service';
+import { bindingCookie, bindingFor, bindingHash, bindingOf } from './browser-binding';
 import { BackchannelLogoutDto, SsoExchangeDto, SsoStartDto, SsoStartResultDto } from './dto/sso.dto';
 import { redirectUriOf } from './redirect-uri';
+import { SsoCallbackService } from './sso-callback.service';
 import { SsoLoginService } from './sso-login.service';
+
+const BINDING_COOKIE = {
+  'set-cookie': {
+    description: 'The HttpOnly, SameSite=Lax cookie (Secure over https) binding the sign-in to this browser',
+    schema: { type: 'string' },
+  },
+};
 
 /** Signing in through the company's identity provider, and the provider's back-channel logout. */
 @ApiTags('sso')
@@ -28,19 +38,37 @@ import { SsoLoginService } from './sso-login.service';
 export class SsoLoginController {
   constructor(
     private readonly sso: SsoLoginService,
+    private readonly callbacks: SsoCallbackService,
     private readonly backchannel: BackchannelLogoutService,
+    private readonly config: AppConfig,
   ) {}
+
+  /** Whether this service is reached over https (its public URL's scheme): the binding cookie is Secure then. */
+  private secure(request: FastifyRequest): boolean {
+    return redirectUriOf(request, this.config)?.startsWith('https:') ?? true;
+  }
 
   @Post('start')
   @Public()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: "Start a sign-in through the company's provider: the URL to send the browser to" })
   @NoStore()
-  @ApiOkResponse({ type: SsoStartResultDto, headers: NO_STORE_HEADERS })
+  @ApiOkResponse({ type: SsoStartResultDto, headers: { ...NO_STORE_HEADERS, ...BINDING_COOKIE } })
   @ApiNotFoundResponse({ description: 'error_not_found: no connection', type: ErrorBodySchema })
-  @ApiServiceUnavailableResponse({ description: 'error_service_unavailable: the provider', type: ErrorBodySchema })
-  start(@Body() body: SsoStartDto, @Req() request: FastifyRequest): Promise<SsoStartResultDto> {
-    return this.sso.start(body, redirectUriOf(request));
+  @ApiServiceUnavailableResponse({
+    description: 'error_service_unavailable: the provider, or PUBLIC_URL unset in production',
+    type: ErrorBodySchema,
+  })
+  async start(
+    @Body() body: SsoStartDto,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<SsoStartResultDto> {
+    const secure = this.secure(request);
+    const binding = bindingFor(request, secure);
+    const started = await this.sso.start(body, redirectUriOf(request, this.config), bindingHash(binding));
+    void reply.header('set-cookie', bindingCookie(binding, secure));
+    return started;
   }
 
   @Get('callback')
@@ -51,13 +79,14 @@ export class SsoLoginController {
   @ApiResponse({ status: HttpStatus.SEE_OTHER, description: 'to return_to, the outcome in the fragment' })
   @ApiBadRequestResponse({ description: 'error_login_ticket_invalid: unknown state', type: ErrorBodySchema })
   async callback(
-    @Query() query: Record<string, string | undefined>,
+    @Query() query: Record<string, unknown>,
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
     @Client() client: ClientInfo,
   ): Promise<void> {
-    const callbackUrl = new URL(request.url, redirectUriOf(request));
-    const location = await this.sso.callback(query, callbackUrl, client);
+    const search = new URL(request.url, 'http://callback.invalid').search;
+    const browser = bindingHash(bindingOf(request, this.secure(request)));
+    const location = await this.callbacks.callback(query, search, browser, client);
     // The code must not leak: not cached, and not sent on as a Referer by the page it lands on.
     await reply
       .code(HttpStatus.SEE_OTHER)
@@ -73,10 +102,17 @@ export class SsoLoginController {
   @ApiOperation({ summary: 'The one-time sso_code → the login result (a session with method "sso")' })
   @NoStore()
   @ApiOkResponse({ type: LoginResultDto, headers: NO_STORE_HEADERS })
-  @ApiBadRequestResponse({ description: 'error_login_ticket_invalid', type: ErrorBodySchema })
+  @ApiBadRequestResponse({
+    description: 'error_login_ticket_invalid (also from another browser than the one that started the sign-in)',
+    type: ErrorBodySchema,
+  })
   @ApiForbiddenResponse({ description: 'error_company_not_member', type: ErrorBodySchema })
-  exchange(@Body() body: SsoExchangeDto, @Client() client: ClientInfo): Promise<LoginResultDto> {
-    return this.sso.exchange(body.sso_code, client);
+  exchange(
+    @Body() body: SsoExchangeDto,
+    @Req() request: FastifyRequest,
+    @Client() client: ClientInfo,
+  ): Promise<LoginResultDto> {
+    return this.sso.exchange(body.sso_code, bindingHash(bindingOf(request, this.secure(request))), client);
   }
 
   @Post('backchannel-logout')

@@ -1,9 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { HttpStatus, Injectable } from '@nestjs/common';
 import * as oidc from 'openid-client';
 import { DataSource } from 'typeorm';
-import { ANONYMOUS } from '../audit/audit-actor';
-import { AuditRecorder } from '../audit/audit-recorder.service';
 import { sha256Hex } from '../auth/credentials/sha256';
 import { SsoSecretBox } from '../auth/mfa/totp-secret-box';
 import { Clock } from '../common/clock/clock';
@@ -13,40 +10,31 @@ import type { ClientInfo } from '../common/http/client-info';
 import { AppConfig } from '../config/app-config';
 import { normalizeEmail } from '../employee/employee.service';
 import { findMember } from '../membership/membership-records';
-import { LoginPolicy } from '../sessions/login-policy';
 import type { LoginResult } from '../sessions/login-result';
 import { LoginService } from '../sessions/login.service';
-import { type ClientRef, ProviderUnavailable, RelyingParty } from './relying-party';
+import { ProviderUnavailable, RelyingParty } from './relying-party';
 import { checkedReturnTo } from './return-to';
-import { connectionForDomain, connectionOf, type SsoConnection } from './sso-connections';
-import { insertCode, insertFlow, purgeOld, returnToOf, takeCode, takeFlow } from './sso-flows';
-import { inTransactionRetryingRace, provision } from './sso-provisioning';
+import { clientRefOf } from './sso-callback.service';
+import { connectionForDomain, connectionOf } from './sso-connections';
+import { insertFlow, purgeOld, takeCode } from './sso-flows';
 
-/** docs/contract.md: a flow (state, nonce, PKCE verifier) lives 10 minutes, a one-time `sso_code` 60 seconds. */
+/** docs/contract.md: a flow (state, nonce, PKCE verifier) lives 10 minutes. */
 export const SSO_FLOW_TTL_MS = 10 * 60 * 1000;
-export const SSO_CODE_TTL_MS = 60 * 1000;
 const KEEP_SPENT_MS = 24 * 60 * 60 * 1000;
 
-/** A failure answered to the browser as `#sso_error=<code>`. */
-class SsoFailure extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    readonly reason: string,
-  ) {
-    super(reason);
-  }
-}
-
 const ticketInvalid = () =>
-  new ApiError(ErrorCode.LoginTicketInvalid, HttpStatus.BAD_REQUEST, 'The sso_code is unknown, used or expired.');
-const providerDown = (detail: string) =>
   new ApiError(
-    ErrorCode.ServiceUnavailable,
-    HttpStatus.SERVICE_UNAVAILABLE,
-    `The identity provider is unavailable: ${detail}`,
+    ErrorCode.LoginTicketInvalid,
+    HttpStatus.BAD_REQUEST,
+    'The sso_code is unknown, used or expired, or was made for another browser than the one that started the sign-in.',
   );
+const unavailable = (detail: string) =>
+  new ApiError(ErrorCode.ServiceUnavailable, HttpStatus.SERVICE_UNAVAILABLE, detail);
 
-/** The SSO login: start (authorization URL), callback (provider's answer → one-time code), exchange (→ session). */
+/**
+ * The SSO login's two ends: start (authorization URL, the flow kept for the browser that asked) and exchange
+ * (that browser's one-time code → a session). The provider's answer in between: SsoCallbackService.
+ */
 @Injectable()
 export class SsoLoginService {
   constructor(
@@ -54,22 +42,25 @@ export class SsoLoginService {
     private readonly relyingParty: RelyingParty,
     private readonly box: SsoSecretBox,
     private readonly login: LoginService,
-    private readonly audit: AuditRecorder,
     private readonly clock: Clock,
     private readonly config: AppConfig,
-    private readonly policy: LoginPolicy,
   ) {}
 
+  /** `redirectUri` null: production without PUBLIC_URL, where no Host header may choose it. */
   async start(
     input: { company_id?: number; email?: string; return_to: string },
-    redirectUri: string,
+    redirectUri: string | null,
+    browserHash: string,
   ): Promise<{ authorization_url: string }> {
     if ((input.company_id === undefined) === (input.email === undefined)) {
       throw ApiError.validation('Give either company_id or email.', [
         { field: 'company_id', message: 'give either company_id or email' },
       ]);
     }
-    const returnTo = checkedReturnTo(input.return_to, this.config.corsOrigins);
+    if (redirectUri === null) {
+      throw unavailable("Single sign-on cannot start: PUBLIC_URL (the service's external origin) is not set.");
+    }
+    const returnTo = checkedReturnTo(input.return_to, new URL(redirectUri).origin, this.config.corsOrigins);
     const manager = this.dataSource.manager;
     const connection =
       input.company_id !== undefined
@@ -81,14 +72,15 @@ export class SsoLoginService {
     const codeVerifier = oidc.randomPKCECodeVerifier();
     let url: string;
     try {
-      url = await this.relyingParty.authorizationUrl(this.clientOf(connection), {
+      url = await this.relyingParty.authorizationUrl(clientRefOf(this.box, connection), {
         redirectUri,
         state,
         nonce,
         codeVerifier,
       });
     } catch (error) {
-      if (error instanceof ProviderUnavailable) throw providerDown(error.message);
+      if (error instanceof ProviderUnavailable)
+        throw unavailable(`The identity provider is unavailable: ${error.message}`);
       throw error;
     }
     const now = this.clock.now();
@@ -97,7 +89,7 @@ export class SsoLoginService {
       await insertFlow(
         tx,
         sha256Hex(state),
-        { companyId: connection.companyId, nonce, codeVerifier, returnTo, redirectUri },
+        { companyId: connection.companyId, nonce, codeVerifier, returnTo, redirectUri, browserHash },
         new Date(now.getTime() + SSO_FLOW_TTL_MS),
       );
     });
@@ -105,90 +97,12 @@ export class SsoLoginService {
   }
 
   /**
-   * The provider sends the browser back here. Answers where to send it next: `return_to` with a one-time code
-   * or an error code in the fragment. A state never issued has no `return_to`: 400.
+   * The one-time code, from the browser it was made for → a session with method `sso` (no TOTP: the provider
+   * authenticated the person). From any other browser: error_login_ticket_invalid, the code left as it was.
    */
-  async callback(query: Record<string, string | undefined>, callbackUrl: URL, client: ClientInfo): Promise<string> {
-    const state = typeof query.state === 'string' ? query.state : '';
-    const stateHash = sha256Hex(state);
-    const now = this.clock.now();
-    const flow = await takeFlow(this.dataSource.manager, stateHash, now);
-    if (!flow) {
-      const returnTo = state ? await returnToOf(this.dataSource.manager, stateHash) : null;
-      if (!returnTo) {
-        throw new ApiError(ErrorCode.LoginTicketInvalid, HttpStatus.BAD_REQUEST, 'Unknown single sign-on state.');
-      }
-      return withFragment(returnTo, 'sso_error', ErrorCode.LoginTicketInvalid);
-    }
-    try {
-      const code = await this.finish(flow, { ...query, state }, callbackUrl, client, now);
-      return withFragment(flow.returnTo, 'sso_code', code);
-    } catch (error) {
-      if (!(error instanceof SsoFailure)) throw error;
-      await this.audit.record(this.dataSource.manager, {
-        type: 'login.failed',
-        companyId: flow.companyId,
-        actor: ANONYMOUS,
-        ip: client.ip,
-        userAgent: client.userAgent,
-        details: { method: 'sso', reason: error.reason, error: error.code },
-      });
-      return withFragment(flow.returnTo, 'sso_error', error.code);
-    }
-  }
-
-  private async finish(
-    flow: Awaited<ReturnType<typeof takeFlow>> & object,
-    query: Record<string, string | undefined>,
-    callbackUrl: URL,
-    client: ClientInfo,
-    now: Date,
-  ): Promise<string> {
-    const connection = await connectionOf(this.dataSource.manager, flow.companyId);
-    if (!connection) throw new SsoFailure(ErrorCode.NotFound, 'connection_removed');
-    if (query.error) throw new SsoFailure(ErrorCode.InvalidCredentials, `provider_error:${query.error}`.slice(0, 64));
-    let identity;
-    try {
-      // The callback as the provider addressed it (the flow's redirect URI), whichever instance it reached.
-      const asAddressed = new URL(flow.redirectUri);
-      asAddressed.search = callbackUrl.search;
-      identity = await this.relyingParty.finish(this.clientOf(connection), asAddressed, {
-        state: query.state!,
-        nonce: flow.nonce,
-        codeVerifier: flow.codeVerifier,
-        redirectUri: flow.redirectUri,
-      });
-    } catch (error) {
-      if (error instanceof ProviderUnavailable)
-        throw new SsoFailure(ErrorCode.ServiceUnavailable, 'provider_unavailable');
-      throw new SsoFailure(ErrorCode.InvalidCredentials, `id_token_invalid: ${(error as Error).message}`.slice(0, 200));
-    }
-    if (!identity.emailVerified || !identity.email) {
-      throw new SsoFailure(ErrorCode.InvalidCredentials, 'email_not_verified');
-    }
-    const email = normalizeEmail(identity.email);
-    if (!connection.emailDomains.includes(email.split('@').pop()!)) {
-      throw new SsoFailure(ErrorCode.InvalidCredentials, 'email_domain_not_connected');
-    }
-    const code = randomBytes(32).toString('base64url');
-    await inTransactionRetryingRace(this.dataSource, async (manager) => {
-      const person = { email, name: identity.name };
-      const employeeId = await provision(manager, this.audit, this.policy, connection, person, client);
-      if (employeeId === null) throw new SsoFailure(ErrorCode.CompanyNotMember, 'not_member');
-      await insertCode(
-        manager,
-        sha256Hex(code),
-        { companyId: connection.companyId, employeeId, issuer: identity.issuer, sub: identity.sub, sid: identity.sid },
-        new Date(now.getTime() + SSO_CODE_TTL_MS),
-      );
-    });
-    return code;
-  }
-
-  /** The one-time code → a session with method `sso` (no TOTP: the provider authenticated the person). */
-  async exchange(ssoCode: string, client: ClientInfo): Promise<LoginResult> {
+  async exchange(ssoCode: string, browserHash: string, client: ClientInfo): Promise<LoginResult> {
     return this.dataSource.transaction(async (manager) => {
-      const grant = await takeCode(manager, sha256Hex(ssoCode), this.clock.now());
+      const grant = await takeCode(manager, sha256Hex(ssoCode), browserHash, this.clock.now());
       if (!grant) throw ticketInvalid();
       const member = await findMember(manager, grant.employeeId, grant.companyId);
       if (!member) {
@@ -205,14 +119,4 @@ export class SsoLoginService {
       });
     });
   }
-
-  private clientOf(connection: SsoConnection): ClientRef {
-    const opened = this.box.open(connection.sealedSecret);
-    if (!opened) throw new Error(`the SSO client secret of company ${connection.companyId} cannot be opened`);
-    return { issuer: connection.issuer, clientId: connection.clientId, clientSecret: opened.plain };
-  }
-}
-
-function withFragment(returnTo: string, name: string, value: string): string {
-  return `${returnTo}#${name}=${encodeURIComponent(value)}`;
 }

@@ -1,10 +1,13 @@
 import { Global, Inject, Module, type OnModuleInit } from '@nestjs/common';
 import { SEALED_COLUMNS, type SealedColumn } from '../auth/mfa/sealed-columns';
 import { AuthModule } from '../auth/auth.module';
+import { HOST_RESOLVER, systemHostResolver } from '../common/outbound/pinned-request';
 import { LoginPolicy } from '../sessions/login-policy';
 import { SessionsModule } from '../sessions/sessions.module';
 import { BackchannelLogoutService } from './backchannel-logout.service';
+import { DomainProver } from './domain-prover';
 import { RelyingParty } from './relying-party';
+import { SsoCallbackService } from './sso-callback.service';
 import { SsoConnectionController } from './sso-connection.controller';
 import { SsoConnectionService } from './sso-connection.service';
 import { SsoLoginController } from './sso-login.controller';
@@ -13,20 +16,25 @@ import { resealSsoClientSecrets } from './sso-connections';
 import { SsoPolicy } from './sso-policy';
 
 /**
- * Company single sign-on through OpenID Connect: the connection per company, the relying party, the login flow
- * and back-channel logout. Owns the sso_connection, sso_email_domain, sso_flow and sso_code tables. Global so
- * that its {@link LoginPolicy} reaches sessions/ and invitations/ without their importing this folder.
+ * Company single sign-on through OpenID Connect: the connection per company and the DNS proof of its domains,
+ * the relying party (every request to a provider under the outbound address policy), the login flow bound to
+ * the browser, and back-channel logout. Owns the sso_connection, sso_email_domain, sso_flow, sso_code and
+ * sso_logout_jti tables. Global so that its {@link LoginPolicy} reaches sessions/ and invitations/ without their
+ * importing this folder.
  */
 @Global()
 @Module({
   imports: [AuthModule, SessionsModule],
   controllers: [SsoConnectionController, SsoLoginController],
   providers: [
+    { provide: HOST_RESOLVER, useValue: systemHostResolver },
     RelyingParty,
+    DomainProver,
     SsoPolicy,
     { provide: LoginPolicy, useExisting: SsoPolicy },
     SsoConnectionService,
     SsoLoginService,
+    SsoCallbackService,
     BackchannelLogoutService,
   ],
   exports: [LoginPolicy, RelyingParty],

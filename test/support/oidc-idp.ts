@@ -1,5 +1,7 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
 import * as jose from 'jose';
 import Provider from 'oidc-provider';
 
@@ -15,14 +17,30 @@ for (const level of ['warn', 'info'] as const) {
 
 export interface IdpAccount {
   email: string;
-  emailVerified?: boolean;
+  /**
+   * What the provider says of the e-mail, as real ones do: `true` (Google, Okta, Keycloak for a checked address),
+   * `false` (an address nobody checked), or `null`: no `email_verified` claim at all (Microsoft Entra ID's work
+   * accounts).
+   */
+  emailVerified: boolean | null;
   name?: string;
+}
+
+export interface IdpOptions {
+  /**
+   * Where the provider puts the e-mail claims. `userinfo`, oidc-provider's default (`conformIdTokenClaims`), as
+   * OpenID Connect Core 5.4 allows and Okta's authorization-code ID tokens do: the ID token carries `sub` only and
+   * the service must ask the UserInfo endpoint. `id_token`: in the ID token itself, as Entra ID and Google do.
+   */
+  claimsIn?: 'userinfo' | 'id_token';
+  /** Serve https with this certificate (a private CA's): the issuer is `https://localhost:<port>`. */
+  tls?: { key: Buffer; cert: Buffer };
 }
 
 /**
  * panva's oidc-provider on a loopback port: the company's identity provider, with its own login and consent
  * pages (devInteractions), a confidential client with back-channel logout, and counters of the requests the
- * service (not the browser) makes: discovery, token and JWKS.
+ * service (not the browser) makes: discovery, token, UserInfo and JWKS.
  */
 export class RealIdp {
   server?: Server;
@@ -34,10 +52,11 @@ export class RealIdp {
   constructor(
     readonly port: number,
     readonly client: { id: string; secret: string; redirectUris: string[]; backchannelLogoutUri: string },
+    readonly options: IdpOptions = {},
   ) {}
 
   get issuer(): string {
-    return `http://127.0.0.1:${this.port}`;
+    return this.options.tls ? `https://localhost:${this.port}` : `http://127.0.0.1:${this.port}`;
   }
 
   static async freePort(): Promise<number> {
@@ -80,8 +99,7 @@ export class RealIdp {
       cookies: { keys: ['test-cookie-key-0123456789'] },
       features: { devInteractions: { enabled: true }, backchannelLogout: { enabled: true } },
       claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
-      // The e-mail in the ID token itself, as Entra ID, Google and Okta put it there.
-      conformIdTokenClaims: false,
+      conformIdTokenClaims: (this.options.claimsIn ?? 'userinfo') === 'userinfo',
       pkce: { required: () => true },
       findAccount: (_ctx: unknown, id: string) => {
         const account = accounts.get(id);
@@ -91,18 +109,19 @@ export class RealIdp {
           claims: () => ({
             sub: id,
             email: account.email,
-            email_verified: account.emailVerified ?? true,
+            ...(account.emailVerified === null ? {} : { email_verified: account.emailVerified }),
             name: account.name ?? id,
           }),
         };
       },
     });
     const callback = this.provider.callback();
-    this.server = createServer((request: IncomingMessage, response) => {
+    const handle = (request: IncomingMessage, response: ServerResponse) => {
       const path = new URL(request.url ?? '/', this.issuer).pathname;
-      if (/^\/(\.well-known\/openid-configuration|token|jwks)$/.test(path)) this.hits.push(path);
+      if (/^\/(\.well-known\/openid-configuration|token|me|jwks)$/.test(path)) this.hits.push(path);
       callback(request, response);
-    });
+    };
+    this.server = this.options.tls ? createHttpsServer(this.options.tls, handle) : createServer(handle);
     await new Promise<void>((resolve) => this.server!.listen(this.port, '127.0.0.1', resolve));
   }
 
@@ -115,19 +134,31 @@ export class RealIdp {
   }
 }
 
-/** A browser reduced to what these flows need: cookies per host, redirects followed, HTML forms submitted. */
+/**
+ * A browser reduced to what these flows need: cookies per host, redirects followed, HTML forms submitted. `ca`:
+ * the private CA it trusts for https hosts (as a browser of the company's machines would).
+ */
 export class Browser {
   private readonly jars = new Map<string, Map<string, string>>();
   /** Rewrites a URL before it is requested (a load balancer sending the callback to another instance). */
   route: (url: URL) => URL = (url) => url;
 
+  constructor(private readonly ca?: Buffer) {}
+
+  /** The cookies this browser holds for a host (`127.0.0.1:3000`). */
+  cookies(host: string): Map<string, string> {
+    return this.jars.get(host) ?? new Map();
+  }
+
   async request(
     url: string,
     init: { method?: string; form?: Record<string, string>; json?: unknown } = {},
   ): Promise<Response> {
-    const target = this.route(new URL(url));
-    const jar = this.jars.get(target.host) ?? new Map<string, string>();
-    this.jars.set(target.host, jar);
+    // Cookies belong to the host the browser addressed, whichever server the route (a load balancer) picks.
+    const addressed = new URL(url);
+    const target = this.route(addressed);
+    const jar = this.jars.get(addressed.host) ?? new Map<string, string>();
+    this.jars.set(addressed.host, jar);
     const headers: Record<string, string> = {};
     if (jar.size > 0) headers.cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
     let body: string | undefined;
@@ -138,12 +169,11 @@ export class Browser {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(init.json);
     }
-    const response = await fetch(target, {
-      method: init.method ?? (body ? 'POST' : 'GET'),
-      headers,
-      body,
-      redirect: 'manual',
-    });
+    const method = init.method ?? (body ? 'POST' : 'GET');
+    const response =
+      target.protocol === 'https:' && this.ca
+        ? await requestTrusting(this.ca, target, { method, headers, body })
+        : await fetch(target, { method, headers, body, redirect: 'manual' });
     for (const cookie of response.headers.getSetCookie()) {
       const [pair] = cookie.split(';');
       const index = pair.indexOf('=');
@@ -182,6 +212,28 @@ export class Browser {
     }
     throw new Error('too many steps');
   }
+}
+
+/** One https request trusting `ca` (Node's fetch takes no CA of its own), answered as a fetch Response. */
+function requestTrusting(
+  ca: Buffer,
+  url: URL,
+  init: { method: string; headers: Record<string, string>; body?: string },
+): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const request = httpsRequest(url, { method: init.method, headers: init.headers, ca }, (answer) => {
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(answer.headers)) {
+        for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, one);
+      }
+      const status = answer.statusCode ?? 0;
+      const empty = status === 204 || status === 304;
+      if (empty) answer.resume();
+      resolve(new Response(empty ? null : (Readable.toWeb(answer) as ReadableStream), { status, headers }));
+    });
+    request.once('error', reject);
+    request.end(init.body);
+  });
 }
 
 /** The first form of a page, its hidden fields and, for a login form, `login` and `password` filled in. */

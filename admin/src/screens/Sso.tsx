@@ -1,18 +1,23 @@
 import { type FormEvent, useEffect, useState } from 'react';
-import { ApiError, describeError } from '../api';
+import { ApiError, describeError, request } from '../api';
 import { Alert, ConfirmAction, CopyButton, PermissionPicker, useLoad } from '../components';
 import { authed, useLogin } from '../session';
+import { type SsoDomain, SsoDomains } from './SsoDomains';
 
 interface Connection {
   issuer: string;
   client_id: string;
-  email_domains: string[];
+  email_domains: SsoDomain[];
   enforced: boolean;
   jit: { enabled: boolean; permissions: string[] };
-  redirect_uri: string;
+  /** null in production until PUBLIC_URL is set. */
+  redirect_uri: string | null;
 }
 
-/** The company's OpenID Connect provider (sso:manage): connect, change, test and remove it. */
+/**
+ * The company's OpenID Connect provider: read and test it (sso:manage); connect, change, remove it and prove its
+ * e-mail domains (`*`).
+ */
 export function Sso({ held }: { held: string[] }) {
   const companyId = useLogin((s) => s.account?.company.id ?? 0);
   const loaded = useLoad(
@@ -34,19 +39,24 @@ export function Sso({ held }: { held: string[] }) {
   const [confirming, setConfirming] = useState<string | null>(null);
   const [message, setMessage] = useState<{ tone: 'error' | 'success' | 'info'; text: string } | null>(null);
   const [testUrl, setTestUrl] = useState<string | null>(null);
+  const [verified, setVerified] = useState<SsoDomain[] | null>(null);
   const current = loaded.data;
+  const canChange = held.includes('*');
 
   useEffect(() => {
     if (!current) return;
+    setVerified(null);
     setIssuer(current.issuer);
     setClientId(current.client_id);
-    setDomains(current.email_domains.join(', '));
+    setDomains(current.email_domains.map((d) => d.domain).join(', '));
     setEnforced(current.enforced);
     setJit(current.jit.enabled);
     setJitPermissions(current.jit.permissions);
   }, [current]);
 
-  const redirectUri = current?.redirect_uri ?? `${window.location.origin}/v1/sso/callback`;
+  const redirectUri = current
+    ? (current.redirect_uri ?? 'PUBLIC_URL is not set')
+    : `${window.location.origin}/v1/sso/callback`;
 
   const save = async (event: FormEvent) => {
     event.preventDefault();
@@ -65,7 +75,10 @@ export function Sso({ held }: { held: string[] }) {
         jit: { enabled: jit, permissions: jit ? jitPermissions : [] },
       });
       setSecret('');
-      setMessage({ tone: 'success', text: 'Saved. The provider’s discovery document was read.' });
+      setMessage({
+        tone: 'success',
+        text: 'Saved. The provider’s discovery document was read. Prove any new domain below before its people sign in.',
+      });
       loaded.reload();
     } catch (e) {
       setMessage({ tone: 'error', text: describeError(e) });
@@ -79,9 +92,10 @@ export function Sso({ held }: { held: string[] }) {
     setMessage(null);
     setTestUrl(null);
     try {
-      const started = await authed<{ authorization_url: string }>('POST', '/v1/sso/start', {
-        company_id: companyId,
-        return_to: '/admin',
+      // With this browser's cookies: the sign-in the link starts must finish in this browser.
+      const started = await request<{ authorization_url: string }>('POST', '/v1/sso/start', {
+        body: { company_id: companyId, return_to: '/admin' },
+        withCookies: true,
       });
       setTestUrl(started.authorization_url);
       setMessage({ tone: 'success', text: 'The provider answers: a sign-in can start.' });
@@ -178,7 +192,7 @@ export function Sso({ held }: { held: string[] }) {
             />
           )}
           <div className="actions">
-            <button className="button button-primary" type="submit" disabled={busy !== null}>
+            <button className="button button-primary" type="submit" disabled={busy !== null || !canChange}>
               {busy === 'save' ? 'Saving…' : 'Save'}
             </button>
             {current && (
@@ -195,7 +209,7 @@ export function Sso({ held }: { held: string[] }) {
               <ConfirmAction
                 armed={confirming === 'remove'}
                 busy={busy === 'remove'}
-                disabled={busy !== null && busy !== 'remove'}
+                disabled={(busy !== null && busy !== 'remove') || !canChange}
                 label="Remove"
                 busyLabel="Removing…"
                 ariaLabel="Remove single sign-on"
@@ -205,8 +219,17 @@ export function Sso({ held }: { held: string[] }) {
               />
             )}
           </div>
+          {!canChange && (
+            <p className="hint">
+              Changing the connection needs the permission * (all permissions): whoever controls it can sign in as any
+              member.
+            </p>
+          )}
         </form>
       </section>
+      {current && current.email_domains.length > 0 && (
+        <SsoDomains domains={verified ?? current.email_domains} canChange={canChange} onVerified={setVerified} />
+      )}
     </div>
   );
 }

@@ -13,7 +13,8 @@ import { CreatePasskeys1795553200000 } from './1795553200000-CreatePasskeys';
 import { CreateScimTokens1795553300000 } from './1795553300000-CreateScimTokens';
 import { CreateEventStreams1795553400000 } from './1795553400000-CreateEventStreams';
 import { ProveSsoEmailDomains1795553500000 } from './1795553500000-ProveSsoEmailDomains';
-import { CapScimTokens1795553700000 } from './1795553700000-CapScimTokens';
+import { BindSsoFlowsToBrowsers1795553700000 } from './1795553700000-BindSsoFlowsToBrowsers';
+import { CapScimTokens1795553800000 } from './1795553800000-CapScimTokens';
 
 /**
  * Listed explicitly (not globbed) so the compiled app, ts-jest and the TypeORM CLI all see the same set; one per
@@ -35,5 +36,6 @@ export const MIGRATIONS = [
   CreateScimTokens1795553300000,
   CreateEventStreams1795553400000,
   ProveSsoEmailDomains1795553500000,
-  CapScimTokens1795553700000,
+  BindSsoFlowsToBrowsers1795553700000,
+  CapScimTokens1795553800000,
 ];

@@ -3,13 +3,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { normalizeMediaType, sanitizeFileName, sniffImageType } from '../file-metadata';
 import { FileTooLargeError, isLocalDiskError, StagingArea, type StagedFile } from '../storage/staging-area';
-import { AddressPolicy } from './address-policy';
-import { literalRefused, pinnedRequest, type HostResolver } from './pinned-request';
-
-export { systemHostResolver, type HostResolver } from './pinned-request';
-
-/** Injection token of the {@link HostResolver} (tests replace it to make a name resolve where they need). */
-export const HOST_RESOLVER = Symbol('HOST_RESOLVER');
+import { AddressPolicy } from '../../common/outbound/address-policy';
+import { HOST_RESOLVER, literalRefused, pinnedRequest, type HostResolver } from '../../common/outbound/pinned-request';
 
 /** The URL cannot be fetched; the message is meant for the client and names no address it did not send. */
 export class FetchRefusedError extends Error {

@@ -74,6 +74,28 @@ export class PutSsoConnectionDto {
   jit: SsoJitDto;
 }
 
+export class SsoDnsTxtDto {
+  @ApiProperty({ example: '_staff-auth-challenge.example.com' })
+  name: string;
+
+  @ApiProperty({ example: 'staff-auth-domain-verification=3q2-7wAAAAAAAAAAAAAAAAAA' })
+  value: string;
+}
+
+export class SsoDomainDto {
+  @ApiProperty({ example: 'example.com' })
+  domain: string;
+
+  @ApiProperty({ description: "Proven by DNS: only then do the domain's e-mails sign in through the connection" })
+  verified: boolean;
+
+  @ApiProperty({ type: SsoDnsTxtDto, description: 'The TXT record to publish to prove the domain' })
+  dns_txt: SsoDnsTxtDto;
+
+  @ApiPropertyOptional({ description: 'Why the last verification left the domain unproven (verify answers only)' })
+  error?: string;
+}
+
 export class SsoConnectionDto {
   @ApiProperty()
   issuer: string;
@@ -81,8 +103,8 @@ export class SsoConnectionDto {
   @ApiProperty()
   client_id: string;
 
-  @ApiProperty({ type: [String] })
-  email_domains: string[];
+  @ApiProperty({ type: [SsoDomainDto] })
+  email_domains: SsoDomainDto[];
 
   @ApiProperty()
   enforced: boolean;
@@ -90,8 +112,14 @@ export class SsoConnectionDto {
   @ApiProperty({ type: SsoJitDto })
   jit: SsoJitDto;
 
-  @ApiProperty({ description: 'The URL to register at the provider as the redirect URI' })
-  redirect_uri: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'The URL to register at the provider as the redirect URI: <PUBLIC_URL>/v1/sso/callback (null in production ' +
+      'until PUBLIC_URL is set)',
+  })
+  redirect_uri: string | null;
 }
 
 export class SsoStartDto {

@@ -11,6 +11,9 @@ export type HostResolver = (hostname: string) => Promise<LookupAddress[]>;
 /** The system resolver (`/etc/hosts`, then DNS), in the order it returns. */
 export const systemHostResolver: HostResolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
+/** Injection token of the {@link HostResolver} (tests replace it to make a name resolve where they need). */
+export const HOST_RESOLVER = Symbol('HOST_RESOLVER');
+
 /** The URL's host as a resolver or the policy takes it: an IPv6 literal without its brackets. */
 export function bareHost(url: URL): string {
   return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;

@@ -6,8 +6,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * made before this migration get what their creator holds in the token's company today: none when the creator
  * is gone or suspended, `sso:manage` alone for a token an `sso:manage` holder made (it can no longer provision).
  */
-export class CapScimTokens1795553700000 implements MigrationInterface {
-  name = 'CapScimTokens1795553700000';
+export class CapScimTokens1795553800000 implements MigrationInterface {
+  name = 'CapScimTokens1795553800000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`ALTER TABLE "scim_token" ADD COLUMN "permissions" text[] NOT NULL DEFAULT '{}'`);
