@@ -84,7 +84,9 @@ describe('one company cannot take over, or watch, the people of another', () => 
   it("finding 1: her provider asserting the victim's e-mail signs nobody in and attaches nothing (JIT)", async () => {
     mallorysIdp.email = ceo.email;
     const outcome = await ssoSignIn(base, { company_id: attackerCo.id });
-    expect({ code: outcome.code, error: outcome.error }).toEqual({ code: null, error: 'error_company_not_member' });
+    // Her connection lists the victim's domain but has not proven it: the e-mail is outside the connection, so
+    // the callback refuses it before JIT is even considered (login.failed, email_domain_not_verified).
+    expect({ code: outcome.code, error: outcome.error }).toEqual({ code: null, error: 'error_invalid_credentials' });
     expect(await memberships(ceo.id)).toEqual([victimCorp.id]);
     expect(await eventsAbout(attackerCo.id, ceo.id)).toEqual([]);
     // Started by e-mail (the connection lists the domain): no session either.
