@@ -162,6 +162,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where things are: the API documentation, the administration page, the probes */
+        get: operations["getServiceIndex"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/jwks.json": {
         parameters: {
             query?: never;
@@ -1496,6 +1513,41 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        ServiceLinksDto: {
+            /**
+             * @description Swagger UI: every operation, with "Try it out"
+             * @example /docs
+             */
+            docs: string;
+            /**
+             * @description The OpenAPI document
+             * @example /docs/openapi.json
+             */
+            openapi: string;
+            /**
+             * @description The administration page for staff
+             * @example /admin
+             */
+            admin: string;
+            /**
+             * @description Readiness (liveness: /health/live)
+             * @example /health
+             */
+            health: string;
+            /**
+             * @description The keys that verify this service's tokens
+             * @example /.well-known/jwks.json
+             */
+            jwks: string;
+        };
+        ServiceIndexDto: {
+            /** @example staff-auth-service */
+            service: string;
+            /** @example The API is under /v1; log in with POST /v1/users/authenticateinit, then authenticatefinish. */
+            message: string;
+            /** @description Paths on this same origin */
+            links: components["schemas"]["ServiceLinksDto"];
+        };
         ChangeWorkingCompanyDto: {
             /** @example 2 */
             company_id: number;
@@ -3900,6 +3952,32 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.validation.unversioned"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.unversioned"];
+            414: components["responses"]["414.uri_too_long.unversioned"];
+            431: components["responses"]["431.headers_too_large.unversioned"];
+            500: components["responses"]["500.internal.unversioned"];
+            503: components["responses"]["503.service_unavailable.unversioned"];
+        };
+    };
+    getServiceIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceIndexDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.validation.unversioned"];
+            401: components["responses"]["401.jwt_query_not_allowed.unversioned"];
             414: components["responses"]["414.uri_too_long.unversioned"];
             431: components["responses"]["431.headers_too_large.unversioned"];
             500: components["responses"]["500.internal.unversioned"];

@@ -86,6 +86,12 @@ describe('the compiled service on its embedded default (npm start)', () => {
       expect(passwordLine).toBeLessThan(15);
       const contexts = logRecords(service.child.stdout).map((record) => record.context);
       for (const noisy of ['InstanceLoader', 'RoutesResolver', 'RouterExplorer']) expect(contexts).not.toContain(noisy);
+      // The migrations a first start applies are one line with their count, not a list of class names.
+      const migrations = logRecords(service.child.stdout).filter((record) => record.context === 'Database');
+      expect(migrations.map((record) => record.msg)).toEqual([
+        expect.stringMatching(/^Applied \d+ migration\(s\), the latest \w+\d{13}$/),
+      ]);
+      expect(String(migrations[0].msg).length).toBeLessThan(120);
     });
 
     it('is healthy and serves the API documentation', async () => {

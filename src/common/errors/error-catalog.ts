@@ -77,6 +77,11 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorCodeEntry> = {
     when: 'no such record in the current company (records of other companies and malformed ids included)',
     example: 'No such product.',
   },
+  [ErrorCode.MethodNotAllowed]: {
+    status: 405,
+    when: 'the path is a route of another method; the Allow header lists the methods it takes (unknown paths: 404)',
+    example: 'This path does not take that method; it takes POST (the Allow header).',
+  },
   [ErrorCode.Conflict]: {
     status: 409,
     when:
