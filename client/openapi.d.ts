@@ -995,7 +995,7 @@ export interface paths {
         get: operations["listApiKeys"];
         put?: never;
         /**
-         * Issue an API key (key:secret) with a subset of your permissions
+         * Issue an API key with a subset of your permissions; the answer carries it once, in api_key
          * @description **About its error answers**
          *
          *     - **401**: error_reauthentication_required (step-up): a login token whose session last proved its person (login or POST /v1/users/me/reauthenticate) more than 15 minutes ago is refused; reauthenticate, then retry. API keys are not asked.
@@ -3234,7 +3234,7 @@ export interface components {
         };
         /**
          * @description - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
-         *     - `error_jwt_is_required`: no Authorization header
+         *     - `error_jwt_is_required`: no Authorization header, or an empty one
          *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
          */
         "401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed": {
@@ -3368,7 +3368,7 @@ export interface components {
         };
         /**
          * @description - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
-         *     - `error_jwt_is_required`: no Authorization header
+         *     - `error_jwt_is_required`: no Authorization header, or an empty one
          *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
          */
         "401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.unversioned": {
@@ -3435,7 +3435,7 @@ export interface components {
         };
         /**
          * @description - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
-         *     - `error_jwt_is_required`: no Authorization header
+         *     - `error_jwt_is_required`: no Authorization header, or an empty one
          *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
          *     - `error_reauthentication_required`: the action needs a fresh proof of the person (step-up): POST /v1/users/me/reauthenticate, then repeat it
          */
@@ -3535,7 +3535,7 @@ export interface components {
         /**
          * @description - `error_invalid_credentials`: wrong e-mail or password (the same answer for both)
          *     - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
-         *     - `error_jwt_is_required`: no Authorization header
+         *     - `error_jwt_is_required`: no Authorization header, or an empty one
          *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
          */
         "401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed": {
@@ -3573,7 +3573,7 @@ export interface components {
         };
         /**
          * @description - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
-         *     - `error_jwt_is_required`: no Authorization header
+         *     - `error_jwt_is_required`: no Authorization header, or an empty one
          *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
          *     - `error_otp_invalid`: wrong, reused or stale one-time code or recovery code (counts as a failed login)
          */
@@ -3594,7 +3594,7 @@ export interface components {
         /**
          * @description - `error_invalid_credentials`: wrong e-mail or password (the same answer for both)
          *     - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
-         *     - `error_jwt_is_required`: no Authorization header
+         *     - `error_jwt_is_required`: no Authorization header, or an empty one
          *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
          *     - `error_otp_invalid`: wrong, reused or stale one-time code or recovery code (counts as a failed login)
          *     - `error_reauthentication_required`: the action needs a fresh proof of the person (step-up): POST /v1/users/me/reauthenticate, then repeat it
@@ -3637,7 +3637,7 @@ export interface components {
         /**
          * @description - `error_invalid_credentials`: wrong e-mail or password (the same answer for both)
          *     - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
-         *     - `error_jwt_is_required`: no Authorization header
+         *     - `error_jwt_is_required`: no Authorization header, or an empty one
          *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
          *     - `error_otp_invalid`: wrong, reused or stale one-time code or recovery code (counts as a failed login)
          *     - `error_otp_required`: the password was right and the account has TOTP on, but no `otp` or `recovery_code` was sent
