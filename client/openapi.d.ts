@@ -1572,7 +1572,7 @@ export interface components {
         LoginResultDto: {
             /**
              * @description The User Login Token: send it as the raw Authorization header value
-             * @example eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxIiwiY2lkIjoxLCJzaWQiOiJlMDIyMTBlYS1lNzliLTRkYWEtYmIzYy1mM2YwNDY5ZTM3OTUiLCJpYXQiOjE3OTU2MTcwOTEsImV4cCI6MTc5NjgzNTU5OX0.0Q_H-LDrAHfCXpyvnyzHCl_KePql9o8Fr-HyEsZoCG4
+             * @example eyJhbGciOiJFZERTQSIsInR5cCI6IkpXVCIsImtpZCI6IjZCTmh4WjEzT29QdmVuLVlGbmpNeUs4RkZqT2hzQ2o4bjRqVmdHcEJENk0ifQ.eyJzdWIiOiIxIiwiY2lkIjoxLCJzaWQiOiJlMDIyMTBlYS1lNzliLTRkYWEtYmIzYy1mM2YwNDY5ZTM3OTUiLCJpYXQiOjE3OTU2MTcwOTEsImV4cCI6MTc5NjgzNTU5OSwianRpIjoiNWIwYzlmN2UtM2ExZC00YzhlLTlmNjAtMmQ3YTQxYjhjM2U1In0.hRJKeLVjFu6XT5TyjGEB47fc7JoYs-Yi_7Ccc1JU70A4DWHxMG4g1vLpU2FG0Xh0mmv2SnHZX54vMWSFjjG1AQ
              */
             jwt: string;
             /**
