@@ -329,6 +329,16 @@ async function main() {
     });
   }
   for (const port of ports.instances) await until(`instance on ${port}`, () => listening(port), 60_000);
+  if (seedDemo) {
+    // The first instance writes the demo data once its port is open, then logs "listening" (or, at a quieter
+    // LOG_LEVEL, has printed the banner's last line): only then is the banner there to read.
+    const log = join(dir, 'instance-1.log');
+    await until(
+      'the demo data',
+      async () => /"msg":"listening"|More API keys:/.test(readFileSync(log, 'utf8')),
+      60_000,
+    );
+  }
   writeFileSync(
     join(dir, 'haproxy.cfg'),
     fill('haproxy.cfg', {
