@@ -163,6 +163,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where things are: the API documentation, the administration page, the probes */
+        get: operations["getServiceIndex"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/jwks.json": {
         parameters: {
             query?: never;
@@ -1003,7 +1020,7 @@ export interface paths {
         get: operations["listApiKeys"];
         put?: never;
         /**
-         * Issue an API key (key:secret) with a subset of your permissions
+         * Issue an API key with a subset of your permissions; the answer carries it once, in api_key
          * @description **About its error answers**
          *
          *     - **401**: error_reauthentication_required (step-up): a login token whose session last proved its person (login or POST /v1/users/me/reauthenticate) more than 15 minutes ago is refused; reauthenticate, then retry. API keys are not asked.
@@ -1521,6 +1538,41 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        ServiceLinksDto: {
+            /**
+             * @description Swagger UI: every operation, with "Try it out"
+             * @example /docs
+             */
+            docs: string;
+            /**
+             * @description The OpenAPI document
+             * @example /docs/openapi.json
+             */
+            openapi: string;
+            /**
+             * @description The administration page for staff
+             * @example /admin
+             */
+            admin: string;
+            /**
+             * @description Readiness (liveness: /health/live)
+             * @example /health
+             */
+            health: string;
+            /**
+             * @description The keys that verify this service's tokens
+             * @example /.well-known/jwks.json
+             */
+            jwks: string;
+        };
+        ServiceIndexDto: {
+            /** @example staff-auth-service */
+            service: string;
+            /** @example The API is under /v1; log in with POST /v1/users/authenticateinit, then authenticatefinish. */
+            message: string;
+            /** @description Paths on this same origin */
+            links: components["schemas"]["ServiceLinksDto"];
+        };
         ChangeWorkingCompanyDto: {
             /** @example 2 */
             company_id: number;
@@ -1545,7 +1597,7 @@ export interface components {
         LoginResultDto: {
             /**
              * @description The User Login Token: send it as the raw Authorization header value
-             * @example eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxIiwiY2lkIjoxLCJzaWQiOiJlMDIyMTBlYS1lNzliLTRkYWEtYmIzYy1mM2YwNDY5ZTM3OTUiLCJpYXQiOjE3OTU2MTcwOTEsImV4cCI6MTc5NjgzNTU5OX0.0Q_H-LDrAHfCXpyvnyzHCl_KePql9o8Fr-HyEsZoCG4
+             * @example eyJhbGciOiJFZERTQSIsInR5cCI6IkpXVCIsImtpZCI6IjZCTmh4WjEzT29QdmVuLVlGbmpNeUs4RkZqT2hzQ2o4bjRqVmdHcEJENk0ifQ.eyJzdWIiOiIxIiwiY2lkIjoxLCJzaWQiOiJlMDIyMTBlYS1lNzliLTRkYWEtYmIzYy1mM2YwNDY5ZTM3OTUiLCJpYXQiOjE3OTU2MTcwOTEsImV4cCI6MTc5NjgzNTU5OSwianRpIjoiNWIwYzlmN2UtM2ExZC00YzhlLTlmNjAtMmQ3YTQxYjhjM2U1In0.hRJKeLVjFu6XT5TyjGEB47fc7JoYs-Yi_7Ccc1JU70A4DWHxMG4g1vLpU2FG0Xh0mmv2SnHZX54vMWSFjjG1AQ
              */
             jwt: string;
             /**
@@ -3247,7 +3299,7 @@ export interface components {
         };
         /**
          * @description - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
-         *     - `error_jwt_is_required`: no Authorization header
+         *     - `error_jwt_is_required`: no Authorization header, or an empty one
          *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
          */
         "401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed": {
@@ -3381,7 +3433,7 @@ export interface components {
         };
         /**
          * @description - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
-         *     - `error_jwt_is_required`: no Authorization header
+         *     - `error_jwt_is_required`: no Authorization header, or an empty one
          *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
          */
         "401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.unversioned": {
@@ -3449,7 +3501,7 @@ export interface components {
         };
         /**
          * @description - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
-         *     - `error_jwt_is_required`: no Authorization header
+         *     - `error_jwt_is_required`: no Authorization header, or an empty one
          *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
          *     - `error_reauthentication_required`: the action needs a fresh proof of the person (step-up): POST /v1/users/me/reauthenticate, then repeat it
          */
@@ -3549,7 +3601,7 @@ export interface components {
         /**
          * @description - `error_invalid_credentials`: wrong e-mail or password (the same answer for both)
          *     - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
-         *     - `error_jwt_is_required`: no Authorization header
+         *     - `error_jwt_is_required`: no Authorization header, or an empty one
          *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
          */
         "401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed": {
@@ -3587,7 +3639,7 @@ export interface components {
         };
         /**
          * @description - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
-         *     - `error_jwt_is_required`: no Authorization header
+         *     - `error_jwt_is_required`: no Authorization header, or an empty one
          *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
          *     - `error_otp_invalid`: wrong, reused or stale one-time code or recovery code (counts as a failed login)
          */
@@ -3608,7 +3660,7 @@ export interface components {
         /**
          * @description - `error_invalid_credentials`: wrong e-mail or password (the same answer for both)
          *     - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
-         *     - `error_jwt_is_required`: no Authorization header
+         *     - `error_jwt_is_required`: no Authorization header, or an empty one
          *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
          *     - `error_otp_invalid`: wrong, reused or stale one-time code or recovery code (counts as a failed login)
          *     - `error_reauthentication_required`: the action needs a fresh proof of the person (step-up): POST /v1/users/me/reauthenticate, then repeat it
@@ -3651,7 +3703,7 @@ export interface components {
         /**
          * @description - `error_invalid_credentials`: wrong e-mail or password (the same answer for both)
          *     - `error_jwt_hash_not_found`: unknown, malformed, wrongly signed or `Bearer `-prefixed credential
-         *     - `error_jwt_is_required`: no Authorization header
+         *     - `error_jwt_is_required`: no Authorization header, or an empty one
          *     - `error_jwt_query_not_allowed`: a credential in the `__jwtAuthorization` query parameter (refused on every operation)
          *     - `error_otp_invalid`: wrong, reused or stale one-time code or recovery code (counts as a failed login)
          *     - `error_otp_required`: the password was right and the account has TOTP on, but no `otp` or `recovery_code` was sent
@@ -3967,6 +4019,32 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.validation.unversioned"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.unversioned"];
+            414: components["responses"]["414.uri_too_long.unversioned"];
+            431: components["responses"]["431.headers_too_large.unversioned"];
+            500: components["responses"]["500.internal.unversioned"];
+            503: components["responses"]["503.service_unavailable.unversioned"];
+        };
+    };
+    getServiceIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceIndexDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.validation.unversioned"];
+            401: components["responses"]["401.jwt_query_not_allowed.unversioned"];
             414: components["responses"]["414.uri_too_long.unversioned"];
             431: components["responses"]["431.headers_too_large.unversioned"];
             500: components["responses"]["500.internal.unversioned"];

@@ -9,7 +9,8 @@
  *         → Redis Sentinel (1 master, 1 replica, 3 sentinels) or Redis Cluster (3 masters, 3 replicas)
  *
  * PostgreSQL is the one at FLEET_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres); the database
- * FLEET_DATABASE (default `staff_auth_fleet`) is created there when missing. Ports start at FLEET_PORT_BASE
+ * FLEET_DATABASE (default `staff_auth_fleet`) is created there when missing and dropped at stop (unless
+ * --keep-database, or it was there before the fleet made it; `--help` says all this). Ports start at FLEET_PORT_BASE
  * (default 18000). Everything this script starts runs under it, its logs and configs in a temp dir; Ctrl-C
  * (SIGINT) or SIGTERM stops each child by its PID and removes the dir. `npm run fleet` execs this script, so a
  * signal sent to npm's PID reaches it. `--seed-demo` has the first instance create the demo data on an empty
@@ -26,22 +27,54 @@ const { join, resolve } = require('node:path');
 
 const ROOT = resolve(__dirname, '..');
 const HERE = __dirname;
-const USAGE = 'usage: npm run fleet [-- --redis sentinel|cluster] [--seed-demo]';
-const { redisForm, seedDemo } = (() => {
+const USAGE = 'usage: npm run fleet [-- --redis sentinel|cluster] [--seed-demo] [--keep-database] [--help]';
+const HELP = `${USAGE}
+
+Starts the reference topology on this machine: HAProxy in front of 3 instances of the built service, PgBouncer
+(transaction pooling) in front of PostgreSQL, and Redis Sentinel (default) or Redis Cluster. Ctrl-C, or SIGTERM /
+SIGINT to this process, stops everything it started.
+
+Options:
+  --redis sentinel|cluster  the Redis topology (default sentinel: 1 master, 1 replica, 3 sentinels;
+                            cluster: 3 masters, 3 replicas)
+  --seed-demo               the demo companies, products, orders and owner on an empty database; the owner's
+                            password and an API key are printed once
+  --keep-database           keep the database at stop (by default the fleet drops the database it created)
+  --help                    this text
+
+Environment:
+  FLEET_PORT_BASE     first port (default 18000): HAProxy base, instances base+1..base+3, PgBouncer base+10,
+                      Redis base+20..21, sentinels base+30..32, cluster nodes base+40..45 (bus ports +10)
+  FLEET_POSTGRES_URL  the PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres)
+  FLEET_DATABASE      the database on it (default staff_auth_fleet): created when missing and dropped at stop
+                      unless --keep-database; one that was there before the fleet made it is never dropped
+  JWT_PRIVATE_KEY_FILE, JWT_SECRET, METRICS_TOKEN  used when set; generated for this run otherwise
+
+More: deploy/README.md.`;
+const { redisForm, seedDemo, keepDatabase } = (() => {
   let values;
   try {
     ({ values } = require('node:util').parseArgs({
-      options: { redis: { type: 'string', default: 'sentinel' }, 'seed-demo': { type: 'boolean', default: false } },
+      options: {
+        redis: { type: 'string', default: 'sentinel' },
+        'seed-demo': { type: 'boolean', default: false },
+        'keep-database': { type: 'boolean', default: false },
+        help: { type: 'boolean', default: false },
+      },
     }));
   } catch (error) {
     console.error(`${error.message}\n${USAGE}`);
     process.exit(2);
   }
+  if (values.help) {
+    console.log(HELP);
+    process.exit(0);
+  }
   if (values.redis !== 'sentinel' && values.redis !== 'cluster') {
     console.error(USAGE);
     process.exit(2);
   }
-  return { redisForm: values.redis, seedDemo: values['seed-demo'] };
+  return { redisForm: values.redis, seedDemo: values['seed-demo'], keepDatabase: values['keep-database'] };
 })();
 const base = Number(process.env.FLEET_PORT_BASE ?? 18000);
 const ports = {
@@ -55,6 +88,10 @@ const ports = {
 const postgresUrl = new URL(process.env.FLEET_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
 const databaseName = process.env.FLEET_DATABASE ?? 'staff_auth_fleet';
 if (!/^[a-z_][a-z0-9_]{0,62}$/.test(databaseName)) throw new Error('FLEET_DATABASE must be a plain lower-case name');
+/** The mark a database the fleet created carries, so that a later run (after a crash) knows it may drop it. */
+const CREATED_BY_FLEET = 'created by npm run fleet';
+let ownsDatabase = false;
+let databaseReady = false;
 const dir = mkdtempSync(join(tmpdir(), 'staff-auth-fleet-'));
 chmodSync(dir, 0o755);
 const children = [];
@@ -124,24 +161,57 @@ async function stop(code = 0) {
     children.filter((entry) => !front.includes(entry)),
     5000,
   );
+  await dropDatabase();
   // Kept after a failed start, for its logs.
   if (code === 0) rmSync(dir, { recursive: true, force: true });
   console.log(code === 0 ? 'fleet stopped' : `fleet stopped; logs kept in ${dir}`);
   process.exit(code);
 }
+/** Once nothing of the fleet uses it: the database it created goes too, unless --keep-database. */
+async function dropDatabase() {
+  if (!databaseReady) return;
+  if (keepDatabase || !ownsDatabase) {
+    console.log(`database ${databaseName} kept${keepDatabase ? '' : ': it was there before the fleet'}`);
+    return;
+  }
+  try {
+    await onServer((client) => client.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`));
+    console.log(`database ${databaseName} dropped`);
+  } catch (error) {
+    console.error(`fleet: could not drop the database ${databaseName}: ${error.message}`);
+  }
+}
 process.on('SIGINT', () => void stop(0));
 process.on('SIGTERM', () => void stop(0));
 
-async function postgres() {
+/** A query on the server's maintenance database (FLEET_POSTGRES_URL), on a connection of its own. */
+async function onServer(query) {
   const { Client } = require(require.resolve('pg', { paths: [ROOT] }));
   const client = new Client({ connectionString: postgresUrl.toString(), connectionTimeoutMillis: 3000 });
   await client.connect();
   try {
-    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [databaseName]);
-    if (found.rowCount === 0) await client.query(`CREATE DATABASE ${databaseName}`);
+    return await query(client);
   } finally {
     await client.end();
   }
+}
+
+async function postgres() {
+  await onServer(async (client) => {
+    const found = await client.query(
+      "SELECT shobj_description(oid, 'pg_database') AS mark FROM pg_database WHERE datname = $1",
+      [databaseName],
+    );
+    if (found.rowCount === 0) {
+      await client.query(`CREATE DATABASE ${databaseName}`);
+      await client.query(`COMMENT ON DATABASE ${databaseName} IS '${CREATED_BY_FLEET}'`);
+      ownsDatabase = true;
+    } else {
+      // Made by an earlier run that did not get to drop it (killed): still the fleet's.
+      ownsDatabase = found.rows[0].mark === CREATED_BY_FLEET;
+    }
+  });
+  databaseReady = true;
   const direct = new URL(postgresUrl);
   direct.pathname = `/${databaseName}`;
   return direct;
@@ -259,6 +329,16 @@ async function main() {
     });
   }
   for (const port of ports.instances) await until(`instance on ${port}`, () => listening(port), 60_000);
+  if (seedDemo) {
+    // The first instance writes the demo data once its port is open, then logs "listening" (or, at a quieter
+    // LOG_LEVEL, has printed the banner's last line): only then is the banner there to read.
+    const log = join(dir, 'instance-1.log');
+    await until(
+      'the demo data',
+      async () => /"msg":"listening"|More API keys:/.test(readFileSync(log, 'utf8')),
+      60_000,
+    );
+  }
   writeFileSync(
     join(dir, 'haproxy.cfg'),
     fill('haproxy.cfg', {
@@ -288,6 +368,8 @@ async function main() {
     [
       '',
       `Swagger UI: ${api}/docs   administration page: ${api}/admin`,
+      `Database ${databaseName} (FLEET_DATABASE) on ${postgresUrl.host}: ` +
+        (keepDatabase || !ownsDatabase ? 'kept at stop' : 'dropped at stop (--keep-database keeps it)'),
       ...loginHint(api),
       '',
       'The operator CLI against this fleet: paste these lines into a shell in the repository, then `npm run cli -- company:list`.',
@@ -317,6 +399,7 @@ function loginHint(api) {
   }
   const banner = readFileSync(join(dir, 'instance-1.log'), 'utf8');
   const password = /^\s+password:\s+(\S+)$/m.exec(banner)?.[1];
+  const apiKey = /^\s+API key:\s+(\S+)$/m.exec(banner)?.[1];
   if (!password) {
     return [
       `Demo data: the database ${databaseName} was not empty, so none was created; its owner's password was shown`,
@@ -327,6 +410,8 @@ function loginHint(api) {
     `Demo data: log in as owner@demo.example with the password ${password} (shown only now), e.g.`,
     `  curl -s ${api}/v1/users/authenticateinit -H 'content-type: application/json' \\`,
     `    -d '{"email":"owner@demo.example","password":"${password}"}'`,
+    `or read Demo Company A's products with its read-only API key (shown only now):`,
+    `  curl -s ${api}/v1/products -H 'authorization: ${apiKey}'`,
   ];
 }
 

@@ -17,6 +17,7 @@ DELETE /v1/users/:id                           permission users:write, JWT only 
 DELETE /v1/users/invitations/:id               permission users:write, JWT only              users: 3 per 3 s
 DELETE /v1/users/me/passkeys/:id               JWT only                                      users: 3 per 3 s
 DELETE /v1/users/sessions/:id                  JWT only                                      users: 3 per 3 s
+GET /                                          public                                        not rate limited
 GET /.well-known/jwks.json                     public                                        not rate limited
 GET /health                                    public                                        not rate limited
 GET /health/live                               public                                        not rate limited

@@ -129,7 +129,7 @@ run('the administration page: Activity, in Chromium', () => {
     ]);
 
     await page.getByLabel('Person').selectOption({ label: owner });
-    await page.getByLabel('Role').selectOption({ label: 'did it' });
+    await page.getByLabel('Show events').selectOption({ label: 'done by this person' });
     await shown(1);
     expect(await sentences()).toEqual([`${owner} logged in`]);
     await page.getByLabel('Person').selectOption({ label: 'Anyone' });

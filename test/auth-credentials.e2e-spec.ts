@@ -68,15 +68,35 @@ describe('credentials', () => {
   });
 
   it.each(['Bearer ', 'bearer ', 'BEARER '])(
-    'refuses the %p prefix with 401 error_jwt_hash_not_found',
+    'refuses the %p prefix with 401 error_jwt_hash_not_found, saying to drop it',
     async (prefix) => {
-      expectError(
-        await t.http().get('/v1/users/me').set('authorization', `${prefix}${session.jwt}`),
-        401,
-        'error_jwt_hash_not_found',
+      const res = await t.http().get('/v1/users/me').set('authorization', `${prefix}${session.jwt}`);
+      expectError(res, 401, 'error_jwt_hash_not_found');
+      expect(res.body.message).toBe(
+        'The credential is not valid: send the raw token or API key, without the Bearer prefix.',
       );
     },
   );
+
+  it.each([
+    [
+      'undefined',
+      'error_jwt_hash_not_found',
+      /says "undefined", not a credential: the client sent a value it never set/,
+    ],
+    ['null', 'error_jwt_hash_not_found', /says "null", not a credential/],
+    [
+      'garbage',
+      'error_jwt_hash_not_found',
+      /^The credential is not valid: it is malformed, unknown or was never issued/,
+    ],
+    [' ', 'error_jwt_is_required', /^The Authorization header is empty: send the jwt of a login/],
+  ])('answers Authorization: %p with a hint that fits it, and no word of Bearer', async (header, code, hint) => {
+    const res = await t.http().get('/v1/users/me').set('authorization', header);
+    expectError(res, 401, code);
+    expect(res.body.message).toMatch(hint);
+    expect(res.body.message).not.toMatch(/bearer/i);
+  });
 
   describe('JWTs that are not what the service issued → 401 error_jwt_hash_not_found', () => {
     it('garbage', async () => {

@@ -82,16 +82,33 @@ describe('two-step login', () => {
   });
 
   it.each([
-    [{ password: 'x', company_id: 1 }, 'email'],
-    [{ email: 'a@b.c', company_id: 1 }, 'password'],
-    [{ email: 'a@b.c', password: 'x', company_id: '1' }, 'company_id'],
-    [{ email: 'a@b.c', password: 'x', company_id: 0 }, 'company_id'],
-    [{ email: 'a@b.c', password: 'x', company_id: 2_147_483_648 }, 'company_id'],
-    [{ email: 'a@b.c', password: 'x', company_id: Number.MAX_VALUE }, 'company_id'],
-  ])('validates the login body %p', async (body, field) => {
+    [{ password: 'x', company_id: 1 }, 'email', 'email is required'],
+    [{ email: 'a@b.c', company_id: 1 }, 'password', 'password is required'],
+    [{ email: 'a@b.c', password: 'x', company_id: '1' }, 'company_id', 'company_id must be an integer number'],
+    [{ email: 'a@b.c', password: 'x', company_id: 0 }, 'company_id', 'company_id must not be less than 1'],
+    [
+      { email: 'a@b.c', password: 'x', company_id: 2_147_483_648 },
+      'company_id',
+      'company_id must not be greater than 2147483647',
+    ],
+    [
+      { email: 'a@b.c', password: 'x', company_id: Number.MAX_VALUE },
+      'company_id',
+      'company_id must not be greater than 2147483647',
+    ],
+    [{ email: 'a@b.c', password: '', company_id: 1 }, 'password', 'password should not be empty'],
+  ])('validates the login body %p: one message for %s, the first rule it broke', async (body, field, message) => {
     const res = await t.http().post('/v1/users/authenticatefinish').send(body).expect(400);
-    expect(res.body.error).toEqual(['error_validation']);
-    expect(res.body.details.map((d: { field: string }) => d.field)).toContain(field);
+    expect(res.body).toEqual({ error: ['error_validation'], message, details: [{ field, message }] });
+  });
+
+  it('names every missing field of an empty login body once', async () => {
+    const res = await t.http().post('/v1/users/authenticatefinish').send({}).expect(400);
+    expect(res.body.details).toEqual([
+      { field: 'email', message: 'email is required' },
+      { field: 'password', message: 'password is required' },
+      { field: 'company_id', message: 'company_id is required' },
+    ]);
   });
 
   it('locks an e-mail for 15 minutes after 10 failed logins, whether or not it exists', async () => {

@@ -32,8 +32,9 @@ describe('a credential in the URL', () => {
   it.each([
     ['the query', '/v1/users/me?__jwtAuthorization=', 401, 'error_jwt_query_not_allowed'],
     ['the query, name percent-encoded', '/v1/users/me?%5F%5FjwtAuthorization=', 401, 'error_jwt_query_not_allowed'],
-    ['a path parameter', '/v1/users/me;__jwtAuthorization=', 404, 'error_not_found'],
-    ['a path parameter, name percent-encoded', '/v1/users/me;%5f%5FjwtAuthorization=', 404, 'error_not_found'],
+    // The path is DELETE /v1/users/{id}'s (its id "me;…"), so a GET on it is the wrong method.
+    ['a path parameter', '/v1/users/me;__jwtAuthorization=', 405, 'error_method_not_allowed'],
+    ['a path parameter, name percent-encoded', '/v1/users/me;%5f%5FjwtAuthorization=', 405, 'error_method_not_allowed'],
     ['a path parameter mid-path', '/v1;__jwtAuthorization={}/users/me', 404, 'error_not_found'],
   ])('in %s (%s…): answered %i %s, and logged as [REDACTED]', async (_where, template, status, code) => {
     const url = template.includes('{}') ? template.replace('{}', session.jwt) : template + session.jwt;

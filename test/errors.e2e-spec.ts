@@ -15,6 +15,58 @@ describe('error shape (one global filter)', () => {
     expect(res.headers['content-type']).toMatch(/^application\/json/);
   });
 
+  it('answers a known path under another method with 405, the methods it takes in Allow, and nothing quoted back', async () => {
+    for (const [method, path, allow] of [
+      ['get', '/v1/tokens/introspect', 'POST'],
+      // DELETE /v1/users/{id} is a route at this path too (its id, not being one, answers 404).
+      ['get', '/v1/users/authenticatefinish', 'POST, DELETE'],
+      ['delete', '/v1/products', 'GET, HEAD, POST'],
+      ['post', '/v1/products/42', 'GET, HEAD, PUT, PATCH, DELETE'],
+      ['put', '/.well-known/jwks.json', 'GET, HEAD'],
+      ['post', '/health', 'GET, HEAD'],
+    ] as const) {
+      const res = await t.http()[method](path);
+      expect({ path, status: res.status, allow: res.headers.allow }).toEqual({ path, status: 405, allow });
+      expect(res.body).toEqual({
+        error: ['error_method_not_allowed'],
+        message: `This path does not take that method; it takes ${allow} (the Allow header).`,
+      });
+      expect(res.body.message).not.toContain(path);
+    }
+  });
+
+  it('keeps 404 for a path no route has, whatever the method', async () => {
+    for (const method of ['get', 'post', 'delete'] as const) {
+      const res = await t.http()[method]('/v1/users/authenticatefinish/extra');
+      expect({ method, status: res.status, allow: res.headers.allow }).toEqual({
+        method,
+        status: 404,
+        allow: undefined,
+      });
+      expect(res.body.error).toEqual(['error_not_found']);
+    }
+  });
+
+  it('answers GET / with where to go: the documentation, the administration page, the probes', async () => {
+    const res = await t.http().get('/').expect(200);
+    expect(res.body).toEqual({
+      service: 'staff-auth-service',
+      message: expect.stringContaining('/v1'),
+      links: {
+        docs: '/docs',
+        openapi: '/docs/openapi.json',
+        admin: '/admin',
+        health: '/health',
+        jwks: '/.well-known/jwks.json',
+      },
+    });
+    // Every link is served by this same instance.
+    for (const link of Object.values(res.body.links as Record<string, string>)) {
+      const page = await t.http().get(link);
+      expect({ link, status: page.status }).toEqual({ link, status: 200 });
+    }
+  });
+
   it('answers a missing field with 400 error_validation and one detail per problem', async () => {
     const res = await t.http().post('/v1/probe/echo').send({ name: 'x' }).expect(400);
     expect(res.body.error).toEqual(['error_validation']);
@@ -82,7 +134,23 @@ describe('error shape (one global filter)', () => {
     const big = JSON.stringify({ name: 'x', count: 1, padding: 'a'.repeat(1024 * 1024) });
     const res = await t.http().post('/v1/probe/echo').set('content-type', 'application/json').send(big);
     expect(res.status).toBe(413);
-    expect(res.body).toEqual({ error: ['error_payload_too_large'], message: expect.any(String) });
+    expect(res.body).toEqual({
+      error: ['error_payload_too_large'],
+      message: 'The request body is larger than the 1 MiB limit.',
+    });
+  });
+
+  it('states the limit of a form body (64 KiB) in its 413', async () => {
+    const res = await t
+      .http()
+      .post('/v1/tokens/introspect')
+      .set('content-type', 'application/x-www-form-urlencoded')
+      .send(`token=${'a'.repeat(65 * 1024)}`);
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({
+      error: ['error_payload_too_large'],
+      message: 'The request body is larger than the 64 KiB limit.',
+    });
   });
 
   it.each(['text/plain', 'application/x-www-form-urlencoded', 'application/xml'])(

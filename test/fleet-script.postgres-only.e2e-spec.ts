@@ -1,7 +1,8 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
 import { withAdminClient } from './support/databases';
 import { call, createFleetAccount, type FleetAccount, type Session } from './support/fleet';
 import { accepting, alive, descendants, NPM } from './support/process-tree';
@@ -24,6 +25,29 @@ interface FleetInfo {
  * ports are free. Once per Redis variant, on ports and a database of its own; the Sentinel run with --seed-demo
  * logs in as the demo owner whose password the script printed.
  */
+/** `npm run fleet -- --help`: where a user finds the ports and the database, without starting anything. */
+describe('npm run fleet -- --help', () => {
+  it('names the options, the port layout from FLEET_PORT_BASE and the database FLEET_DATABASE', async () => {
+    const { stdout } = await promisify(execFile)(NPM, ['run', '-s', 'fleet', '--', '--help'], { cwd: ROOT });
+    expect(stdout).toMatch(
+      /^usage: npm run fleet \[-- --redis sentinel\|cluster\] \[--seed-demo\] \[--keep-database\]/,
+    );
+    expect(stdout).toMatch(
+      /FLEET_PORT_BASE\s+first port \(default 18000\): HAProxy base, instances base\+1\.\.base\+3/,
+    );
+    expect(stdout).toMatch(
+      /FLEET_DATABASE\s+the database on it \(default staff_auth_fleet\): created when missing and dropped/,
+    );
+    expect(stdout).toContain('FLEET_POSTGRES_URL');
+  });
+});
+
+const databaseExists = (name: string) =>
+  withAdminClient(async (client) => {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    return found.rowCount === 1;
+  });
+
 describe.each([
   ['sentinel', 'SIGINT', true],
   ['cluster', 'SIGTERM', false],
@@ -38,7 +62,9 @@ describe.each([
   it(`serves a login through HAProxy, prints the CLI's exports, and stops everything on ${signal}`, async () => {
     // Below Linux's ephemeral range (32768-60999): an outgoing connection of a parallel test never holds one.
     const base = 20000 + Math.floor(Math.random() * 12000);
-    const child = spawn(NPM, ['run', 'fleet', '--', '--redis', form, ...(seedDemo ? ['--seed-demo'] : [])], {
+    // The Sentinel run drops its database at stop (the default); the Cluster run keeps it (--keep-database).
+    const flags = seedDemo ? ['--seed-demo'] : ['--keep-database'];
+    const child = spawn(NPM, ['run', 'fleet', '--', '--redis', form, ...flags], {
       cwd: ROOT,
       env: { ...process.env, FLEET_PORT_BASE: String(base), FLEET_DATABASE: database },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -56,7 +82,17 @@ describe.each([
       const info = JSON.parse(out.split('\n').find((line) => line.startsWith('{"api"'))!) as FleetInfo;
       expect(info.redis_url.startsWith(`redis+${form}://`)).toBe(true);
 
+      expect(await databaseExists(database)).toBe(true);
       const account = seedDemo ? demoOwner(out) : await createFleetAccount(info.database_direct_url);
+      if (seedDemo) {
+        // The demo's read-only API key, printed with the password, reads its company's products.
+        const apiKey = /-H 'authorization: (ak_\S+:\S+)'/.exec(out)![1];
+        const products = await call(info.api, 'GET', '/v1/products', { credential: apiKey });
+        expect({ status: products.status, total: (products.body as { total: number }).total }).toEqual({
+          status: 200,
+          total: 5,
+        });
+      }
       const login = await call(info.api, 'POST', '/v1/users/authenticatefinish', {
         body: { email: account.email, password: account.password, company_id: account.companies[0] },
       });
@@ -96,6 +132,8 @@ describe.each([
       child.kill(signal);
       expect(await exited).toBe(0);
       expect(out).toContain('fleet stopped');
+      expect(out).toContain(`database ${database} ${seedDemo ? 'dropped' : 'kept'}`);
+      expect(await databaseExists(database)).toBe(!seedDemo);
       const pids = Object.values(info.pids);
       expect(pids.length).toBe(form === 'cluster' ? 11 : 10);
       expect([...pids, ...tree].filter(alive)).toEqual([]);

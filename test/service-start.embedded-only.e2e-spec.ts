@@ -23,8 +23,11 @@ jest.setTimeout(60_000);
 const BANNER = 'Demo data created';
 const IN_USE = /embedded database in .+ is in use by process \d+/;
 
-async function get(url: string): Promise<{ status: number; type: string; body: string }> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+async function get(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; type: string; body: string }> {
+  const res = await fetch(url, { headers, signal: AbortSignal.timeout(5000) });
   return { status: res.status, type: res.headers.get('content-type') ?? '', body: await res.text() };
 }
 
@@ -69,6 +72,12 @@ describe('the compiled service on its embedded default (npm start)', () => {
       const password = /password:\s+(\S+)\n/.exec(stdout)?.[1];
       expect(password).toMatch(/^\S{12,}$/);
       expect(JSON.stringify(logRecords(stdout))).not.toContain(password);
+      // A read-only API key of the owner's, under the same rule: shown here once, never in a log record.
+      const apiKey = /API key:\s+(\S+)\n/.exec(stdout)?.[1];
+      expect(apiKey).toMatch(/^ak_[\w-]+:[\w-]{40,}$/);
+      expect(JSON.stringify(logRecords(stdout))).not.toContain(apiKey!.split(':')[1]);
+      const products = await get(`${service.url}/v1/products`, { authorization: apiKey! });
+      expect({ status: products.status, total: JSON.parse(products.body).total }).toEqual({ status: 200, total: 5 });
       expect(logRecords(stdout).find((record) => record.msg === 'listening')).toMatchObject({
         database: 'embedded',
         url: service.url,
@@ -86,6 +95,12 @@ describe('the compiled service on its embedded default (npm start)', () => {
       expect(passwordLine).toBeLessThan(15);
       const contexts = logRecords(service.child.stdout).map((record) => record.context);
       for (const noisy of ['InstanceLoader', 'RoutesResolver', 'RouterExplorer']) expect(contexts).not.toContain(noisy);
+      // The migrations a first start applies are one line with their count, not a list of class names.
+      const migrations = logRecords(service.child.stdout).filter((record) => record.context === 'Database');
+      expect(migrations.map((record) => record.msg)).toEqual([
+        expect.stringMatching(/^Applied \d+ migration\(s\), the latest \w+\d{13}$/),
+      ]);
+      expect(String(migrations[0].msg).length).toBeLessThan(120);
     });
 
     it('is healthy and serves the API documentation', async () => {

@@ -3,24 +3,28 @@ import { createStaffAuthClient } from '../src';
 /**
  * The README's "Calling the API from TypeScript" example, verbatim but for the import (in an application:
  * `from '@staff-auth/client'`). test/client-package.embedded-only.e2e-spec.ts runs it against a built instance
- * with the real limits and checks that the README shows exactly this.
+ * with the real limits, and from the packed package against a first start's demo data, and checks that the
+ * README shows exactly this.
  */
 export async function readProducts(
   baseUrl: string,
   email: string,
   password: string,
   askForCode: () => Promise<string>,
-  ids: number[],
 ) {
   const client = createStaffAuthClient({ baseUrl, retry: { maxWaitMs: 30_000 } });
   // authenticateinit, then authenticatefinish; `otp` is asked for only when the account has TOTP on.
   await client.login({ email, password, company: (companies) => companies[0], otp: askForCode });
   try {
+    const list = await client.api.GET('/v1/products', { params: { query: { per_page: 100 } } });
+    if (!list.data) throw new Error(`GET /v1/products: ${list.response.status} ${JSON.stringify(list.error)}`);
     // All at once: the client sends them as the GET bucket of `products` admits them (30, then 10 per second).
     const answers = await Promise.all(
-      ids.map((id) => client.api.GET('/v1/products/{id}', { params: { path: { id } } })),
+      list.data.data.map(({ id }) => client.api.GET('/v1/products/{id}', { params: { path: { id } } })),
     );
-    return answers.map(({ data, error, response }) => data?.name ?? `${response.status} ${JSON.stringify(error)}`);
+    return answers.map(({ data, error, response }) =>
+      data ? `${data.sku}: ${data.name}, ${data.price}` : `${response.status} ${JSON.stringify(error)}`,
+    );
   } finally {
     await client.logout();
   }

@@ -1,6 +1,36 @@
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
+import { sha256Hex } from '../auth/credentials/sha256';
+import type { Grant } from '../permissions/permission';
+import { ApiKey } from './api-key.entity';
 
 /** What other folders change in the api_key table, inside the caller's transaction (its EntityManager). */
+
+/**
+ * A new key of one employee in one company: the credential `key:secret` is returned here, once; the table keeps
+ * the key id and the secret's SHA-256 only. The caller has checked the permissions against the owner's.
+ */
+export async function issueApiKey(
+  manager: EntityManager,
+  key: { employeeId: number; companyId: number; name: string; permissions: Grant[]; now: Date },
+): Promise<{ id: string; keyId: string; apiKey: string }> {
+  const keyId = `ak_${randomBytes(12).toString('base64url')}`;
+  const secret = randomBytes(32).toString('base64url');
+  const row = manager.create(ApiKey, {
+    id: randomUUID(),
+    keyId,
+    secretHash: sha256Hex(secret),
+    employeeId: key.employeeId,
+    companyId: key.companyId,
+    name: key.name,
+    permissions: key.permissions,
+    createdAt: key.now,
+    lastUsedAt: null,
+    revokedAt: null,
+  });
+  await manager.insert(ApiKey, row);
+  return { id: row.id, keyId, apiKey: `${keyId}:${secret}` };
+}
 
 /** Revokes every live key of an employee in one company (the employee leaves it). */
 export async function revokeKeysIn(

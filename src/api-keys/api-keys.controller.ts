@@ -16,7 +16,9 @@ export class ApiKeysController {
 
   @Post()
   @Auth({ permission: 'apikeys:manage', jwtOnly: true, stepUp: true })
-  @ApiOperation({ summary: 'Issue an API key (key:secret) with a subset of your permissions' })
+  @ApiOperation({
+    summary: 'Issue an API key with a subset of your permissions; the answer carries it once, in `api_key`',
+  })
   @NoStore()
   @ApiCreatedResponse({ type: CreatedApiKeyDto, headers: NO_STORE_HEADERS })
   create(

@@ -1,11 +1,9 @@
-import { randomBytes, randomUUID } from 'node:crypto';
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { employeeJoin, innerJoinEmployee } from '../employee/employee-sql';
 import { membershipJoin } from '../membership/membership-sql';
 import { requestContext } from '../audit/audit-actor';
 import { AuditRecorder } from '../audit/audit-recorder.service';
-import { sha256Hex } from '../auth/credentials/sha256';
 import type { Principal } from '../auth/credentials/principal';
 import { RevocationBus } from '../revocation/revocation-bus';
 import { Clock } from '../common/clock/clock';
@@ -16,6 +14,7 @@ import { escapeLike, type Page, toPage } from '../common/http/pagination';
 import { grantableBy } from '../permissions/grantable';
 import { coversAll, type Grant } from '../permissions/permission';
 import { ApiKey } from './api-key.entity';
+import { issueApiKey } from './api-key-records';
 import type { ApiKeyDto, ApiKeyListQueryDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
 
 /** API keys of one company: issued by an employee, bound to that employee and company. */
@@ -35,32 +34,25 @@ export class ApiKeysService {
       input.permissions,
       'An API key can hold only permissions its owner holds.',
     );
-    const keyId = `ak_${randomBytes(12).toString('base64url')}`;
-    const secret = randomBytes(32).toString('base64url');
-    const key = this.dataSource.getRepository(ApiKey).create({
-      id: randomUUID(),
-      keyId,
-      secretHash: sha256Hex(secret),
-      employeeId: principal.employeeId,
-      companyId: principal.companyId,
-      name: input.name.trim(),
-      permissions,
-      createdAt: this.clock.now(),
-      lastUsedAt: null,
-      revokedAt: null,
-    });
-    await this.dataSource.transaction(async (manager) => {
-      await manager.insert(ApiKey, key);
+    const name = input.name.trim();
+    return this.dataSource.transaction(async (manager) => {
+      const key = await issueApiKey(manager, {
+        employeeId: principal.employeeId,
+        companyId: principal.companyId,
+        name,
+        permissions,
+        now: this.clock.now(),
+      });
       await this.audit.record(manager, {
         type: 'apikey.created',
         companyId: principal.companyId,
         ...requestContext(principal, client),
         subject: { kind: 'api_key', id: key.id, email: principal.employee.email },
-        // The prefix (the part before `:`) is public; the secret and its digest never leave this method.
-        details: { name: key.name, prefix: keyId, permissions },
+        // The prefix (the part before `:`) is public; the secret and its digest never leave issueApiKey.
+        details: { name, prefix: key.keyId, permissions },
       });
+      return { id: key.id, name, permissions, api_key: key.apiKey };
     });
-    return { id: key.id, name: key.name, permissions, api_key: `${keyId}:${secret}` };
   }
 
   async list(companyId: number, query: ApiKeyListQueryDto): Promise<Page<ApiKeyDto>> {

@@ -6,24 +6,20 @@ import { ErrorCode } from '../common/errors/error-codes';
 import { type PlanPart, RoutePlans } from '../common/http/route-plan';
 import { grants } from '../permissions/permission';
 import { type AuthRule, AuthRuleMetadata, STEP_UP_WINDOW_MS } from './auth.decorator';
+import { missingHint, notFoundHint } from './credential-hints';
 import { CredentialService } from './credentials/credential.service';
 import type { CredentialVerdict, Principal } from './credentials/principal';
 
-const REFUSALS: Record<Exclude<CredentialVerdict['status'], 'valid'>, () => ApiError> = {
+/** Each refusal of docs/contract.md's credential rules; the header, for a hint that fits what was sent. */
+const REFUSALS: Record<Exclude<CredentialVerdict['status'], 'valid'>, (header?: unknown) => ApiError> = {
   query_not_allowed: () =>
     new ApiError(
       ErrorCode.JwtQueryNotAllowed,
       HttpStatus.UNAUTHORIZED,
       'Credentials are not accepted in the query string; send them in the Authorization header.',
     ),
-  missing: () =>
-    new ApiError(ErrorCode.JwtIsRequired, HttpStatus.UNAUTHORIZED, 'This API needs an Authorization header.'),
-  not_found: () =>
-    new ApiError(
-      ErrorCode.JwtHashNotFound,
-      HttpStatus.UNAUTHORIZED,
-      'The credential is not valid. Send the raw token or API key, without a Bearer prefix.',
-    ),
+  missing: (header) => new ApiError(ErrorCode.JwtIsRequired, HttpStatus.UNAUTHORIZED, missingHint(header)),
+  not_found: (header) => new ApiError(ErrorCode.JwtHashNotFound, HttpStatus.UNAUTHORIZED, notFoundHint(header)),
   blacklisted: () =>
     new ApiError(
       ErrorCode.JwtBlacklisted,
@@ -83,7 +79,7 @@ export class AuthGuard implements CanActivate {
     request: FastifyRequest & { principal?: Principal },
     verdict: CredentialVerdict,
   ): boolean | Promise<boolean> {
-    if (verdict.status !== 'valid') throw REFUSALS[verdict.status]();
+    if (verdict.status !== 'valid') throw REFUSALS[verdict.status](request.headers.authorization);
     const { principal } = verdict;
     // Here, where the credential is used, and not where the rate limiter asks about it (that must cost no I/O).
     this.credentials.recordUse(principal);

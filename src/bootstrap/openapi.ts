@@ -13,6 +13,28 @@ export const OPENAPI_JSON_PATH = '/docs/openapi.json';
 /** The security scheme of the raw credential in `Authorization`, which Swagger UI's "Authorize" fills in. */
 const SECURITY_SCHEME = 'Authorization';
 
+/**
+ * The document's first screen: what the service is, how to log in on this page, and where the rest is written
+ * (error codes, headers and limits are in each operation and under `components`), in a few sentences rather
+ * than a wall of inline code.
+ */
+const API_INTRO = [
+  'Company-bound login tokens for staff, and a request budget for every client.',
+  '',
+  '**Start here:** `authenticateinit` tells which companies an account belongs to; `authenticatefinish` logs in ' +
+    'to one of them. Its "Try it out" starts from the demo owner of a first `npm start`: paste the password ' +
+    'that start printed, press Execute, and every call after it on this page is authorized.',
+  '',
+  '**Calling the API:** send the token as the whole `Authorization` value (no "Bearer"); an API key works the ' +
+    'same way. Errors answer one shape, `{"error": [code], "message"}`, with a sentence that says what to fix. ' +
+    'Each answer says how many more requests its bucket takes right now (the X-Rate-Limit headers); a request ' +
+    'over the budget answers 429 with Retry-After.',
+  '',
+  'More: [the administration page](/admin) · [this document as JSON](/docs/openapi.json) · ' +
+    '[the token signing keys](/.well-known/jwks.json) · SCIM 2.0 provisioning, left out of this document, ' +
+    'describes itself at [/scim/v2/ServiceProviderConfig](/scim/v2/ServiceProviderConfig).',
+].join('\n');
+
 /** CRUD verbs that say nothing alone: `list` on ProductsController is `listProducts`, `get` is `getProduct`. */
 const GENERIC_VERBS: Record<string, string> = {
   list: 'list',
@@ -92,25 +114,7 @@ export function createOpenApiDocument(app: INestApplication, options = { strict:
     app,
     new DocumentBuilder()
       .setTitle('Staff auth and rate limit API')
-      .setDescription(
-        'Company-bound staff login tokens and per-client rate limits. Protected operations take the raw ' +
-          'credential (a JWT, or an API key `key:secret`) in the `Authorization` header, with no `Bearer` prefix; ' +
-          'a credential in the `__jwtAuthorization` query parameter is refused. Errors answer ' +
-          '`{"error": ["<code>"], "message": "..."}` (validation errors add `details`). The general rate limit is a ' +
-          'leaky bucket per client, method, API group and token: it holds the limit of the method (GET 30, POST 15, ' +
-          'PUT 15, DELETE 3, others 30, unless an API group sets its own) and drains as many per 3 seconds; a ' +
-          'request that does not fit answers 429 `["error_rate_limit_exceed"]` with `Retry-After` (whole seconds ' +
-          'until the next one fits: 1 s with the default limits, 6 s for a company switch, the rest of the 15 minutes ' +
-          'for a locked e-mail) and adds nothing. Every `/v1` response carries the `X-Rate-Limit-*` headers: ' +
-          '`Limit` (the bucket capacity), `Remaining` (what fits at once after this request) and `Identifier` ' +
-          '(`{ip}|{METHOD}|{group}|{token hash}`, the hash being the first 16 hex characters of the SHA-256 of the ' +
-          'Authorization header, or `-` without a valid credential). Error answers are shared under ' +
-          '`components/responses`; what an operation adds about its own answers is in its description. ' +
-          'Unknown body fields and unknown query parameters are refused with 400 `error_validation`. ' +
-          'SCIM 2.0 provisioning at `/scim/v2` (Bearer tokens from `/v1/scim/tokens`, `application/scim+json`, ' +
-          "SCIM's error schema) is left out of this document on purpose: it describes itself at " +
-          '`/scim/v2/ServiceProviderConfig`, `/scim/v2/ResourceTypes` and `/scim/v2/Schemas`.',
-      )
+      .setDescription(API_INTRO)
       .setVersion('1')
       .addServer('/', 'The instance serving this document')
       .addApiKey(

@@ -45,7 +45,9 @@ class QueryMetrics {
         if (!config.migrationsRun) return [];
         const applied = await runPendingMigrationsFor(config, dataSource);
         if (applied.length > 0) {
-          new Logger('Database').log(`Applied migrations: ${applied.map((m) => m.name).join(', ')}`);
+          // One line, not the class names: a first start applies them all, and its screen is for the password.
+          const latest = applied[applied.length - 1].name;
+          new Logger('Database').log(`Applied ${applied.length} migration(s), the latest ${latest}`);
         }
         return applied;
       },

@@ -1,33 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, In } from 'typeorm';
 import { Clock } from '../common/clock/clock';
-import { ApiError, type FieldError } from '../common/errors/api-error';
+import { ApiError } from '../common/errors/api-error';
 import { type Page, toPage } from '../common/http/pagination';
-import { ProductsService } from '../products/products.service';
 import type { CreateOrderDto, OrderDto, OrderListQueryDto } from './dto/order.dto';
 import { OrderLine } from './order-line.entity';
 import { Order } from './order.entity';
+import { placeOrder, toOrderDto } from './order-records';
 
 const NOT_FOUND = 'No such order.';
-
-function toOrderDto(order: Order, lines: OrderLine[]): OrderDto {
-  return {
-    id: order.id,
-    status: order.status,
-    total: order.total,
-    lines: lines.map((line) => ({
-      product_id: line.productId,
-      name: line.productName,
-      sku: line.productSku,
-      unit_price: line.unitPrice,
-      quantity: line.quantity,
-      line_total: line.lineTotal,
-    })),
-    created_at: order.createdAt.toISOString(),
-    updated_at: order.updatedAt.toISOString(),
-    cancelled_at: order.cancelledAt?.toISOString() ?? null,
-  };
-}
 
 /**
  * Orders of one company. Every query carries the company id, so another company's order is "not found" (404),
@@ -37,7 +18,6 @@ function toOrderDto(order: Order, lines: OrderLine[]): OrderDto {
 export class OrdersService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly products: ProductsService,
     private readonly clock: Clock,
   ) {}
 
@@ -58,56 +38,9 @@ export class OrdersService {
     return dto;
   }
 
-  /**
-   * Places an order: prices are the products' at this moment, and the order with all its lines is written in
-   * one transaction, so a failure at any step leaves no order behind. Prices and totals are never taken from
-   * the client.
-   */
+  /** Places an order in one transaction (see {@link placeOrder}). */
   create(companyId: number, input: CreateOrderDto): Promise<OrderDto> {
-    return this.dataSource.transaction(async (manager) => {
-      const found = await this.products.findForOrder(
-        manager,
-        companyId,
-        input.lines.map((line) => line.product_id),
-      );
-      const products = new Map(found.map((product) => [product.id, product]));
-
-      // Another company's product and a missing one get the same answer: the caller cannot probe foreign ids.
-      const unknown: FieldError[] = input.lines.flatMap((line, index) =>
-        products.has(line.product_id)
-          ? []
-          : [{ field: `lines.${index}.product_id`, message: 'is not a product of this company' }],
-      );
-      if (unknown.length > 0) {
-        throw ApiError.validation(`${unknown[0].field} is not a product of this company.`, unknown);
-      }
-
-      const now = this.clock.now();
-      const lines = input.lines.map((line, position) => {
-        const product = products.get(line.product_id)!;
-        return manager.create(OrderLine, {
-          position,
-          productId: product.id,
-          productName: product.name,
-          productSku: product.sku,
-          unitPrice: product.price,
-          quantity: line.quantity,
-          lineTotal: product.price * line.quantity,
-        });
-      });
-      const order = manager.create(Order, {
-        companyId,
-        status: 'open',
-        total: lines.reduce((sum, line) => sum + line.lineTotal, 0),
-        createdAt: now,
-        updatedAt: now,
-        cancelledAt: null,
-      });
-      await manager.insert(Order, order);
-      for (const line of lines) line.orderId = order.id;
-      await manager.insert(OrderLine, lines);
-      return toOrderDto(order, lines);
-    });
+    return this.dataSource.transaction((manager) => placeOrder(manager, companyId, input, this.clock.now()));
   }
 
   /**

@@ -5,7 +5,7 @@ import { ProductsService } from './products.service';
 @Module({
   controllers: [ProductsController],
   providers: [ProductsService],
-  // Other modules reach products only through this service (orders read prices with it), never the table.
+  // Other folders reach the table only through this service or product-records.ts (orders read prices there).
   exports: [ProductsService],
 })
 export class ProductsModule {}

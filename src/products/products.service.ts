@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager, QueryFailedError } from 'typeorm';
+import { DataSource, QueryFailedError } from 'typeorm';
 import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
 import { type Page, toPage } from '../common/http/pagination';
@@ -121,22 +121,6 @@ export class ProductsService {
   async remove(companyId: number, id: number): Promise<void> {
     const result = await this.dataSource.getRepository(Product).delete({ id, companyId });
     if (result.affected !== 1) throw ApiError.notFound(NOT_FOUND);
-  }
-
-  /**
-   * The company's products among `ids`, for an order being written in `manager`'s transaction. They are held with
-   * FOR KEY SHARE until it commits, so a product deleted meanwhile cannot make the lines' foreign key fail: the
-   * delete waits instead. Ids of other companies are simply absent from the result.
-   */
-  findForOrder(manager: EntityManager, companyId: number, ids: number[]): Promise<Product[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return manager
-      .getRepository(Product)
-      .createQueryBuilder('product')
-      .where('product.companyId = :companyId', { companyId })
-      .andWhere('product.id IN (:...ids)', { ids: [...new Set(ids)] })
-      .setLock('for_key_share')
-      .getMany();
   }
 
   private editable(input: ProductInputDto): Pick<Product, 'name' | 'sku' | 'price'> {

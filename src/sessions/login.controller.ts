@@ -1,6 +1,7 @@
 import { Body, Controller, HttpCode, HttpStatus, Post } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
+  ApiBody,
   ApiForbiddenResponse,
   ApiOkResponse,
   ApiOperation,
@@ -13,7 +14,7 @@ import { NO_STORE_HEADERS, NoStore } from '../common/http/no-store';
 import { Client, type ClientInfo } from '../common/http/client-info';
 import { Public } from '../auth/auth.decorator';
 import { ApiFailedLoginLock } from '../auth/login-lock-openapi';
-import { CredentialsDto, LoginDto } from './dto/credentials.dto';
+import { CredentialsDto, LOGIN_EXAMPLES, LoginDto } from './dto/credentials.dto';
 import { CompanyListDto, LoginResultDto } from './dto/login-result.dto';
 import { LoginService } from './login.service';
 
@@ -46,6 +47,9 @@ export class LoginController {
       'passkey login (a passkey is both factors: no TOTP asked; the session’s method is `passkey`).',
   })
   @NoStore()
+  // Named examples, the password login first: Swagger UI's "Try it out" starts from the first one, and the
+  // schema's per-field examples alone would mix the password login and a passkey's login_ticket (a 400).
+  @ApiBody({ type: LoginDto, examples: LOGIN_EXAMPLES })
   @ApiOkResponse({ type: LoginResultDto, headers: NO_STORE_HEADERS })
   @ApiUnauthorizedResponse({
     description:

@@ -15,6 +15,14 @@ describe('client/ as a package', () => {
     expect(manifest.files).toEqual(['dist/']);
   });
 
+  it('has no script that runs when it is installed: it is built when packed (prepack), not by its users', () => {
+    // npm 11 asks a user to approve a dependency's install scripts, `prepare` included.
+    for (const script of ['preinstall', 'install', 'postinstall', 'prepare']) {
+      expect({ script, defined: script in manifest.scripts }).toEqual({ script, defined: false });
+    }
+    expect(manifest.scripts.prepack).toMatch(/rmSync\('dist'.*&& npm run build$/);
+  });
+
   it('depends on openapi-fetch only, at the version the repository tests it with', () => {
     const root = JSON.parse(readFileSync(join(CLIENT, '..', 'package.json'), 'utf8'));
     expect(manifest.dependencies).toEqual({ 'openapi-fetch': root.devDependencies['openapi-fetch'] });

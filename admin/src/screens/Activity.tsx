@@ -188,14 +188,16 @@ export function Activity({ held, companyId }: { held: string[]; companyId: numbe
           </select>
         </div>
         <div className="field">
-          <label htmlFor="activity-role">Role</label>
+          <label htmlFor="activity-role">Show events</label>
+          {/* Whose part in the event the chosen person had; with nobody chosen there is nothing to choose. */}
           <select
             id="activity-role"
             value={filters.role}
+            disabled={!filters.person}
             onChange={(e) => setFilters({ ...filters, role: e.target.value as Filters['role'] })}
           >
-            <option value="subject">was concerned</option>
-            <option value="actor">did it</option>
+            <option value="subject">about this person</option>
+            <option value="actor">done by this person</option>
           </select>
         </div>
       </div>

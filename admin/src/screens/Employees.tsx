@@ -104,7 +104,7 @@ export function Employees({ held, selfId }: { held: string[]; selfId: number }) 
             <input
               id="employee-search"
               type="search"
-              placeholder="Search by e-mail or name"
+              placeholder="E-mail or name"
               maxLength={320}
               value={query}
               onChange={(e) => setQuery(e.target.value)}

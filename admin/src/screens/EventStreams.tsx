@@ -137,7 +137,7 @@ export function EventStreams() {
           </button>
         </div>
       )}
-      <form onSubmit={(e) => void add(e)} className="stack-tight">
+      <form onSubmit={(e) => void add(e)} className="stack-tight add-stream">
         <div className="field">
           <label htmlFor="stream-url">Receiver URL</label>
           <input

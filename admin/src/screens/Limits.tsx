@@ -22,7 +22,7 @@ export function Limits({ sessionId }: { sessionId: string | null }) {
   const changed = data.limits.filter((l) => l.effective_capacity !== l.capacity);
 
   return (
-    <>
+    <div className="stack">
       <section className="card" aria-labelledby="limited-title">
         <div className="card-header">
           <div>
@@ -114,6 +114,6 @@ export function Limits({ sessionId }: { sessionId: string | null }) {
           </table>
         </div>
       </section>
-    </>
+    </div>
   );
 }

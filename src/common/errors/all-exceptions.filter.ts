@@ -1,4 +1,12 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Inject } from '@nestjs/common';
+import {
+  ArgumentsHost,
+  Catch,
+  ExceptionFilter,
+  HttpException,
+  HttpStatus,
+  Inject,
+  NotFoundException,
+} from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from './database-errors';
 import { APP_LOGGER } from '../logging/logging.module';
@@ -7,6 +15,8 @@ import { ApiError, type ErrorBody } from './api-error';
 import { DatabaseOutageLog } from './database-outage-log';
 import { ErrorCode } from './error-codes';
 import { errorDialectFor } from './error-dialects';
+import { methodNotAllowed } from './method-not-allowed';
+import { FORM_BODY_LIMIT_BYTES, isForm } from '../http/form-body';
 
 interface Answer {
   status: number;
@@ -19,10 +29,6 @@ const CODE_BY_STATUS: Partial<Record<number, { code: ErrorCode; message: string 
   [HttpStatus.BAD_REQUEST]: { code: ErrorCode.Validation, message: 'The request is not valid.' },
   [HttpStatus.FORBIDDEN]: { code: ErrorCode.PermissionDenied, message: 'You are not allowed to do this.' },
   [HttpStatus.NOT_FOUND]: { code: ErrorCode.NotFound, message: 'The requested resource was not found.' },
-  [HttpStatus.PAYLOAD_TOO_LARGE]: {
-    code: ErrorCode.PayloadTooLarge,
-    message: 'The request body is larger than the limit.',
-  },
   [HttpStatus.UNSUPPORTED_MEDIA_TYPE]: {
     code: ErrorCode.UnsupportedMediaType,
     message: 'The request body must be application/json.',
@@ -56,6 +62,13 @@ const FASTIFY_ERRORS: Record<string, { status: number; code: ErrorCode; message:
     message: 'The Content-Length header does not match the body.',
   },
 };
+
+/** `1048576` → `1 MiB`, `65536` → `64 KiB`. */
+function size(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes}-byte`;
+}
 
 function errorBody(code: ErrorCode, message: string): ErrorBody {
   return { error: [code], message };
@@ -100,6 +113,19 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (typeof fastifyCode === 'string' && fastifyCode in FASTIFY_ERRORS) {
       const known = FASTIFY_ERRORS[fastifyCode];
       return { status: known.status, body: errorBody(known.code, known.message) };
+    }
+
+    // The router's own "no route" (Nest's NotFoundException, not an ApiError a handler threw).
+    if (exception instanceof NotFoundException) {
+      const wrongMethod = methodNotAllowed(request);
+      if (wrongMethod) return this.answer(wrongMethod, request);
+    }
+
+    if (exception instanceof HttpException && exception.getStatus() === HttpStatus.PAYLOAD_TOO_LARGE) {
+      // Fastify's body limit, arriving through Nest as a bare HttpException: the limit of this body's parser.
+      const limit = isForm(request.headers['content-type']) ? FORM_BODY_LIMIT_BYTES : request.routeOptions.bodyLimit;
+      const body = errorBody(ErrorCode.PayloadTooLarge, `The request body is larger than the ${size(limit)} limit.`);
+      return { status: HttpStatus.PAYLOAD_TOO_LARGE, body };
     }
 
     if (exception instanceof HttpException) {

@@ -77,6 +77,11 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorCodeEntry> = {
     when: 'no such record in the current company (records of other companies and malformed ids included)',
     example: 'No such product.',
   },
+  [ErrorCode.MethodNotAllowed]: {
+    status: 405,
+    when: 'the path is a route of another method; the Allow header lists the methods it takes (unknown paths: 404)',
+    example: 'This path does not take that method; it takes POST (the Allow header).',
+  },
   [ErrorCode.Conflict]: {
     status: 409,
     when:
@@ -116,8 +121,10 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorCodeEntry> = {
   },
   [ErrorCode.JwtIsRequired]: {
     status: 401,
-    when: 'no Authorization header',
-    example: 'This API needs an Authorization header.',
+    when: 'no Authorization header, or an empty one',
+    example:
+      'This API needs an Authorization header: send the jwt of a login (POST /v1/users/authenticatefinish) or an ' +
+      'API key (key:secret) as it is.',
   },
   [ErrorCode.JwtQueryNotAllowed]: {
     status: 401,
@@ -127,7 +134,7 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorCodeEntry> = {
   [ErrorCode.JwtHashNotFound]: {
     status: 401,
     when: 'unknown, malformed, wrongly signed or `Bearer `-prefixed credential',
-    example: 'The credential is not valid. Send the raw token or API key, without a Bearer prefix.',
+    example: 'The credential is not valid: send the raw token or API key, without the Bearer prefix.',
   },
   [ErrorCode.JwtBlacklisted]: {
     status: 400,

@@ -7,6 +7,7 @@ export const ErrorCode = {
   CompanyNotMember: 'error_company_not_member',
   PermissionDenied: 'error_permission_denied',
   NotFound: 'error_not_found',
+  MethodNotAllowed: 'error_method_not_allowed',
   Conflict: 'error_conflict',
   PayloadTooLarge: 'error_payload_too_large',
   UnsupportedMediaType: 'error_unsupported_media_type',

@@ -14,7 +14,7 @@ declare module 'fastify' {
 
 const FORM = 'application/x-www-form-urlencoded';
 /** A form body here carries a token or two, never a document. */
-const FORM_BODY_LIMIT_BYTES = 64 * 1024;
+export const FORM_BODY_LIMIT_BYTES = 64 * 1024;
 
 /**
  * The route also takes an application/x-www-form-urlencoded body, as OAuth and OpenID endpoints do (RFC 7662
@@ -22,7 +22,7 @@ const FORM_BODY_LIMIT_BYTES = 64 * 1024;
  */
 export const FormBody = () => RouteConfig({ formBody: true });
 
-function isForm(contentType: string | undefined): boolean {
+export function isForm(contentType: string | undefined): boolean {
   return contentType !== undefined && contentType.toLowerCase().split(';')[0].trim() === FORM;
 }
 

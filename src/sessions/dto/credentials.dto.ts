@@ -42,6 +42,25 @@ export class SecondFactorDto extends CredentialsDto {
   recovery_code?: string;
 }
 
+/**
+ * The request examples of authenticatefinish, one per way of logging in; each is a body the route accepts. The
+ * demo owner's e-mail and first company (src/seed), with the password left for the reader to paste.
+ */
+export const LOGIN_EXAMPLES = {
+  password: {
+    summary: 'E-mail and password (the demo owner; paste the password npm start printed)',
+    value: { email: 'owner@demo.example', password: 'PASTE-PASSWORD', company_id: 1 },
+  },
+  totp: {
+    summary: 'With the TOTP code, when authenticateinit answered "otp_required": true',
+    value: { email: 'owner@demo.example', password: 'PASTE-PASSWORD', otp: '123456', company_id: 1 },
+  },
+  passkey: {
+    summary: 'A passkey login: the login_ticket of POST /v1/users/passkeys/authenticate, nothing else',
+    value: { login_ticket: 'PASTE-LOGIN-TICKET', company_id: 1 },
+  },
+};
+
 /** Without a login ticket, the e-mail and password are required (and checked again): the source's login. */
 const withoutTicket = (body: { login_ticket?: unknown }) => body.login_ticket === undefined;
 

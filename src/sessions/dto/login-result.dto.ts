@@ -1,8 +1,14 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-/** What the documentation shows (Swagger UI's sample otherwise reads "string"): shaped like what the service issues. */
+/**
+ * What the documentation shows (Swagger UI's sample otherwise reads "string"): a token as the service issues one,
+ * EdDSA with the key's `kid` and the claims of TokenIssuer, signed once by a key thrown away afterwards.
+ */
 export const JWT_EXAMPLE =
-  'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxIiwiY2lkIjoxLCJzaWQiOiJlMDIyMTBlYS1lNzliLTRkYWEtYmIzYy1mM2YwNDY5ZTM3OTUiLCJpYXQiOjE3OTU2MTcwOTEsImV4cCI6MTc5NjgzNTU5OX0.0Q_H-LDrAHfCXpyvnyzHCl_KePql9o8Fr-HyEsZoCG4';
+  'eyJhbGciOiJFZERTQSIsInR5cCI6IkpXVCIsImtpZCI6IjZCTmh4WjEzT29QdmVuLVlGbmpNeUs4RkZqT2hzQ2o4bjRqVmdHcEJENk0ifQ.' +
+  'eyJzdWIiOiIxIiwiY2lkIjoxLCJzaWQiOiJlMDIyMTBlYS1lNzliLTRkYWEtYmIzYy1mM2YwNDY5ZTM3OTUiLCJpYXQiOjE3OTU2MTcwOTEs' +
+  'ImV4cCI6MTc5NjgzNTU5OSwianRpIjoiNWIwYzlmN2UtM2ExZC00YzhlLTlmNjAtMmQ3YTQxYjhjM2U1In0.' +
+  'hRJKeLVjFu6XT5TyjGEB47fc7JoYs-Yi_7Ccc1JU70A4DWHxMG4g1vLpU2FG0Xh0mmv2SnHZX54vMWSFjjG1AQ';
 export const REFRESH_TOKEN_EXAMPLE = 'k5F6NczFlpq73F7nnN06lsvIXwzreeJ6_lC6fN1oK3Q';
 
 export class CompanyRefDto {
