@@ -210,14 +210,15 @@ describe('CORS_ORIGINS', () => {
       expect(res.headers['x-rate-limit-limit']).toBeDefined();
     });
 
-    it('gives a refused origin no CORS header, on a preflight (404 in the contract shape) or a simple request', async () => {
+    it('gives a refused origin no CORS header, on a preflight (405 with Allow, in the contract shape) or a simple request', async () => {
       const preflight = await t
         .http()
         .options('/v1/users/me')
         .set('origin', REFUSED)
         .set('access-control-request-method', 'GET');
-      expect(preflight.status).toBe(404);
-      expect(preflight.body).toMatchObject({ error: ['error_not_found'] });
+      expect(preflight.status).toBe(405);
+      expect(preflight.body).toMatchObject({ error: ['error_method_not_allowed'] });
+      expect(preflight.headers['allow']).toContain('GET');
       expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
 
       const simple = await t.http().get('/health/live').set('origin', REFUSED).expect(200);
@@ -238,7 +239,7 @@ describe('CORS_ORIGINS', () => {
     });
     afterAll(() => t?.close());
 
-    it('sends no CORS header, and a preflight is just an unknown route', async () => {
+    it('sends no CORS header, and a preflight is just a method the path does not serve', async () => {
       const simple = await t.http().get('/health/live').set('origin', ALLOWED).expect(200);
       expect(Object.keys(simple.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);
       const preflight = await t
@@ -246,7 +247,8 @@ describe('CORS_ORIGINS', () => {
         .options('/v1/users/me')
         .set('origin', ALLOWED)
         .set('access-control-request-method', 'GET');
-      expect(preflight.status).toBe(404);
+      expect(preflight.status).toBe(405);
+      expect(preflight.headers['allow']).toContain('GET');
       expect(Object.keys(preflight.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);
     });
   });

@@ -17,7 +17,9 @@ describe('SSO JIT provisioning racing itself', () => {
   let connection: SsoConnection;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    // The loser's INSERT waits on the winner's uncommitted row for the winner's whole transaction; on a loaded
+    // 2-core CI machine that wait outgrew the 1.5 s default query timeout once, which is a timeout, not the race.
+    t = await startTestApp({ env: { DATABASE_QUERY_TIMEOUT_MS: '15000' } });
     const [company] = await createCompanies(t, 'Racing');
     connection = {
       companyId: company.id,
