@@ -93,7 +93,7 @@ describe('migrations on PostgreSQL', () => {
   });
 
   async function threeSources(): Promise<DataSource[]> {
-    database = await provisionDatabase('postgres');
+    database = await provisionDatabase('postgres', { empty: true });
     sources = [dataSourceFor(database), dataSourceFor(database), dataSourceFor(database)];
     await Promise.all(sources.map((source) => source.initialize()));
     return sources;
@@ -147,7 +147,7 @@ describe('migrations on PostgreSQL', () => {
     });
 
     it('applies the migrations of a fresh database, then nothing on a second run', async () => {
-      database = await provisionDatabase('postgres');
+      database = await provisionDatabase('postgres', { empty: true });
       const first = await runMigrateCli({ DATABASE_URL: database.url! });
       expect(first).toMatchObject({ code: 0, stderr: '' });
       // A stale build lists other migrations than the source: rebuild (npm run -s build).

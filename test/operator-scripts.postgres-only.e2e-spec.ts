@@ -16,7 +16,7 @@ describe('operator scripts', () => {
 
   beforeAll(async () => {
     requireBuild();
-    db = await provisionDatabase();
+    db = await provisionDatabase(undefined, { empty: true });
   });
   afterAll(async () => {
     await killChildren();

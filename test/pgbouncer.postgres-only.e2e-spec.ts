@@ -53,7 +53,7 @@ describe('behind PgBouncer in transaction mode', () => {
   });
 
   it('migrates once with three runners through the pooler alone, and leaves no lock held', async () => {
-    const database = await provisionDatabase('postgres');
+    const database = await provisionDatabase('postgres', { empty: true });
     databases.push(database);
     const env = { ...database.env, NODE_ENV: 'test', DATABASE_URL: bouncer.pooled(database.url!) };
     const sources = [0, 1, 2].map(() => new DataSource(buildDataSourceOptions(loadConfig(env))));
@@ -75,7 +75,7 @@ describe('behind PgBouncer in transaction mode', () => {
     let services: RunningService[];
 
     beforeAll(async () => {
-      database = await provisionDatabase('postgres');
+      database = await provisionDatabase('postgres', { empty: true });
       databases.push(database);
       services = await startFleet(3, {
         ...database.env,
