@@ -61,7 +61,8 @@ export class HaProxy {
     if (child && child.exitCode === null && child.signalCode === null) {
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       child.kill('SIGTERM');
-      await Promise.race([exited, sleep(5000)]);
+      // Unref'd: a timer left pending after the exit would hold the jest worker for 5 s ("failed to exit gracefully").
+      await Promise.race([exited, sleep(5000, undefined, { ref: false })]);
     }
     rmSync(this.dir, { recursive: true, force: true });
   }

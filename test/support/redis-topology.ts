@@ -64,7 +64,8 @@ class Processes {
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     child.kill('SIGKILL');
-    await Promise.race([exited, sleep(5000)]);
+    // Unref'd: a timer left pending after the exit would hold the jest worker for 5 s ("failed to exit gracefully").
+    await Promise.race([exited, sleep(5000, undefined, { ref: false })]);
   }
 
   async stopAll(): Promise<void> {
