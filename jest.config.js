@@ -1,17 +1,43 @@
 /**
- * Three projects: unit specs beside the code, and the end-to-end suite twice — once on the embedded database
- * (PGlite) and once on real PostgreSQL — so both targets are held to the same tests.
+ * The unit specs beside the code, the checks of the repository, and the end-to-end suite in two kinds:
+ * - fast (`e2e-*`): the app in this process, on a database of its own;
+ * - system (`system-*`): files that start other processes (the built service, the CLI, Redis topologies,
+ *   HAProxy, PgBouncer, dnsmasq, Chromium), found by test/support/suite-kinds.js. `npm test` runs them after the
+ *   fast ones, so a red fast test fails in minutes.
+ * Each kind runs on the embedded database (PGlite) and on real PostgreSQL, except the files named
+ * `*.postgres-only.*`, `*.embedded-only.*`, and `*.any-database.*` (behaviour that does not depend on the
+ * database: run once, on PostgreSQL; test/repository/database-coverage.spec.ts keeps that honest).
  */
 // One id per run, set before any global set-up or worker starts, so that every process of the run names the same
-// embedded template folder and two runs on one machine never share (or delete) each other's.
+// templates and two runs on one machine never share (or delete) each other's.
 process.env.JEST_RUN_ID ??= `${process.pid}-${require('node:crypto').randomBytes(3).toString('hex')}`;
+
+const { patternFor, systemFiles } = require('./test/support/suite-kinds');
 
 const common = {
   testEnvironment: 'node',
   moduleFileExtensions: ['ts', 'js', 'json'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
 };
+const SYSTEM = patternFor(systemFiles());
 const e2e = { ...common, rootDir: '.', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] };
+const onEmbedded = {
+  setupFiles: ['<rootDir>/test/support/use-embedded.ts'],
+  globalSetup: '<rootDir>/test/support/embedded-global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/embedded-global-teardown.ts',
+};
+const onPostgres = {
+  setupFiles: ['<rootDir>/test/support/use-postgres.ts'],
+  globalSetup: '<rootDir>/test/support/postgres-global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/postgres-global-teardown.ts',
+};
+const NOT_ON_EMBEDDED = ['/node_modules/', '\\.postgres-only\\.', '\\.any-database\\.'];
+// Starting the built service on its embedded default is a property of the embedded target only.
+const NOT_ON_POSTGRES = ['/node_modules/', '\\.embedded-only\\.'];
+const fast = (ignore, ...setup) => ({
+  testPathIgnorePatterns: [...ignore, SYSTEM],
+  setupFilesAfterEnv: ['<rootDir>/test/support/no-child-processes.ts', ...setup],
+});
 
 module.exports = {
   maxWorkers: 2,
@@ -27,21 +53,28 @@ module.exports = {
     // Checks of the repository itself (documents, links, folder rules, the module generator's output), not of
     // the service's code: no app, no database.
     { ...common, displayName: 'repository', rootDir: '.', testMatch: ['<rootDir>/test/repository/**/*.spec.ts'] },
+    { ...e2e, ...onEmbedded, displayName: 'e2e-embedded', ...fast(NOT_ON_EMBEDDED) },
     {
       ...e2e,
-      displayName: 'e2e-embedded',
-      setupFiles: ['<rootDir>/test/support/use-embedded.ts'],
-      globalSetup: '<rootDir>/test/support/embedded-global-setup.ts',
-      globalTeardown: '<rootDir>/test/support/embedded-global-teardown.ts',
-      testPathIgnorePatterns: ['/node_modules/', '\\.postgres-only\\.'],
+      ...onPostgres,
+      displayName: 'e2e-postgres',
+      ...fast(NOT_ON_POSTGRES, '<rootDir>/test/support/sql-recorder.ts'),
     },
     {
       ...e2e,
-      displayName: 'e2e-postgres',
-      setupFiles: ['<rootDir>/test/support/use-postgres.ts'],
-      globalSetup: '<rootDir>/test/support/postgres-global-setup.ts',
-      // Starting the built service on its embedded default is a property of the embedded target only.
-      testPathIgnorePatterns: ['/node_modules/', '\\.embedded-only\\.'],
+      ...onEmbedded,
+      displayName: 'system-embedded',
+      testRegex: SYSTEM,
+      testMatch: undefined,
+      testPathIgnorePatterns: NOT_ON_EMBEDDED,
+    },
+    {
+      ...e2e,
+      ...onPostgres,
+      displayName: 'system-postgres',
+      testRegex: SYSTEM,
+      testMatch: undefined,
+      testPathIgnorePatterns: NOT_ON_POSTGRES,
     },
   ],
 };
