@@ -85,7 +85,7 @@ describe.each([
   it('keeps exact shared buckets, counts live instances and carries messages; again after a master is lost', async () => {
     const redis = connect();
     await ready(redis);
-    const storage = new RedisRateLimitStorage(redis, { keyPrefix: `${prefix}rl:`, timeoutMs: 1000 });
+    const storage = new RedisRateLimitStorage(redis, { keyPrefix: `${prefix}rl:` });
     await exactBuckets(storage, 'before');
 
     for (let i = 0; i < 2; i++) {
