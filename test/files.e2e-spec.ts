@@ -4,8 +4,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { HOST_RESOLVER, type HostResolver, systemHostResolver } from '../src/common/outbound/pinned-request';
+import { HOST_RESOLVER } from '../src/common/outbound/pinned-request';
 import { FILE_STORAGE, type FileStorage } from '../src/files/storage/file-storage';
+import { DnsServer } from './support/dns-server';
 import { createAccount, createCompanies, login, type LoginBody } from './support/fixtures';
 import type { ManualClock } from './support/manual-clock';
 import { startTestApp, type TestApp } from './support/test-app';
@@ -59,10 +60,17 @@ function filesUnder(dir: string): string[] {
 
 /**
  * The image server of the tests, on 127.0.0.1 (allow-listed in the main app): a good PNG, things that are not
- * images, too big or too slow, and redirects to where the fetcher must not go.
+ * images, too big or too slow, and redirects to where the fetcher must not go. `rebind` runs before
+ * /rebind-then-redirect answers (a redirect to its own /pixel.png): the DNS answer of the name changes between
+ * the connection that was checked and the next.
  */
-function startImageServer(hits: string[]): Promise<Server> {
+function startImageServer(hits: string[], rebind: () => Promise<void>): Promise<Server> {
   const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void> = {
+    '/rebind-then-redirect': (_req, res) =>
+      void rebind().then(
+        () => res.writeHead(302, { location: '/pixel.png' }).end(),
+        () => res.writeHead(500).end(),
+      ),
     '/pixel.png': (_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(PNG),
     '/image': (_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg; charset=binary' }).end(PNG),
     '/page.html': (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>not an image</html>'),
@@ -117,6 +125,10 @@ describe('files', () => {
   let t: TestApp;
   let strict: TestApp;
   let server: Server;
+  let dns: DnsServer;
+  /** Where a name rebound to 127.0.0.2 would be reached: the image server's port on that address. */
+  let trap: Server;
+  const trapHits: string[] = [];
   let base: string;
   const hits: string[] = [];
   let companyId: number;
@@ -125,17 +137,15 @@ describe('files', () => {
   let outsider: LoginBody;
   let strictWriter: LoginBody;
 
-  // Names that resolve where a test needs them, through the same resolver path as real DNS answers.
-  const fakeDns: Record<string, Array<{ address: string; family: number }>> = {
-    'intranet.example.test': [{ address: '10.0.0.5', family: 4 }],
-    'mixed.example.test': [
-      { address: '93.184.215.14', family: 4 },
-      { address: '192.168.0.10', family: 4 },
-    ],
-    'metadata.example.test': [{ address: 'fd00:ec2::254', family: 6 }],
-    'images.example.test': [{ address: '127.0.0.1', family: 4 }],
+  // The main app's host names, answered by a real DNS server (dnsmasq, TTL 0) that the app asks over the wire.
+  const records: Record<string, string[]> = {
+    'intranet.example.test': ['10.0.0.5'],
+    'mixed.example.test': ['93.184.215.14', '192.168.0.10'],
+    'metadata.example.test': ['fd00:ec2::254'],
+    'images.example.test': ['127.0.0.1'],
+    // The image server's address at first; /rebind-then-redirect moves it to 127.0.0.2 (loopback, not allowed).
+    'rebind.example.test': ['127.0.0.1'],
   };
-  const resolver: HostResolver = async (hostname) => fakeDns[hostname] ?? systemHostResolver(hostname);
 
   const filesDir = () => join(t.database.dataDir, 'files');
   const stagingDir = () => join(t.database.dataDir, 'tmp', 'files');
@@ -172,15 +182,24 @@ describe('files', () => {
   };
 
   beforeAll(async () => {
-    server = await startImageServer(hits);
+    dns = await DnsServer.start({}, records);
+    server = await startImageServer(hits, () => dns.publishAddresses('rebind.example.test', '127.0.0.2'));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    trap = createServer((req, res) => {
+      trapHits.push(req.url ?? '');
+      res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
+    });
+    await new Promise<void>((resolve, reject) => {
+      trap.once('error', reject);
+      trap.listen((server.address() as AddressInfo).port, '127.0.0.2', resolve);
+    });
     t = await startTestApp({
       env: {
         FILES_MAX_BYTES: String(MAX_BYTES),
         FILES_FETCH_TIMEOUT_MS: String(FETCH_TIMEOUT_MS),
         FILES_FETCH_ALLOWLIST: '127.0.0.1',
       },
-      configure: (builder) => builder.overrideProvider(HOST_RESOLVER).useValue(resolver),
+      configure: (builder) => builder.overrideProvider(HOST_RESOLVER).useValue(dns.hostResolver()),
     });
     // The default policy, with no allow-list: even the test server on loopback is out of reach.
     strict = await startTestApp({ env: { FILES_MAX_BYTES: String(MAX_BYTES) } });
@@ -201,8 +220,11 @@ describe('files', () => {
   afterAll(async () => {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
+    trap?.closeAllConnections();
+    await new Promise((resolve) => (trap ? trap.close(resolve) : resolve(undefined)));
     await strict?.close();
     await t?.close();
+    await dns?.stop();
   });
 
   describe('POST /v1/files', () => {
@@ -752,6 +774,45 @@ describe('files', () => {
       expectUrlRefused(res);
       expect(res.body.message).toMatch(ADDRESS);
       expect(JSON.stringify(res.body)).not.toMatch(/10\.0\.0\.5|192\.168|fd00/);
+    });
+
+    describe('DNS rebinding, the answers of a real DNS server changing under the fetcher', () => {
+      const port = () => (server.address() as AddressInfo).port;
+
+      it('connects to the one address it checked: one DNS question per connection, none left to rebind', async () => {
+        const asked = await dns.queries('rebind.example.test');
+        const count = hits.length;
+        const res = await fetchImage(t, writer.jwt, `http://rebind.example.test:${port()}/pixel.png`);
+        expect(res.status).toBe(201);
+        expect(res.body).toMatchObject({ name: 'pixel.png', sha256: sha256(PNG) });
+        expect(hits.slice(count)).toEqual(['/pixel.png']);
+        // A fetcher that checked one answer and let the connection look the name up again would ask twice; the
+        // second answer is the one a rebinding server makes private.
+        expect((await dns.queries('rebind.example.test')) - asked).toBe(1);
+        expect(trapHits).toEqual([]);
+      });
+
+      it('refuses the next connection once the answer has become a refused address, never reaching it', async () => {
+        const before = await rowCount();
+        const asked = await dns.queries('rebind.example.test');
+        const count = hits.length;
+        // The first connection reaches 127.0.0.1, checked; its answer (a redirect to the same name) comes only
+        // after the name has moved to 127.0.0.2.
+        const res = await fetchImage(t, writer.jwt, `http://rebind.example.test:${port()}/rebind-then-redirect`);
+        expectUrlRefused(res);
+        expect(res.body.message).toMatch(/redirects to an address that is not allowed/);
+        expect(res.body.message).not.toContain('127.0.0.2');
+        expect(hits.slice(count)).toEqual(['/rebind-then-redirect']);
+        // The second hop asked DNS afresh (no verdict or socket kept from the first) and connected nowhere.
+        expect((await dns.queries('rebind.example.test')) - asked).toBe(2);
+        expect(trapHits).toEqual([]);
+        // And a new request for the name, whose earlier answer was allowed, is refused for its answer now.
+        const again = await fetchImage(t, writer.jwt, `http://rebind.example.test:${port()}/pixel.png`);
+        expectUrlRefused(again);
+        expect(again.body.message).toMatch(ADDRESS);
+        expect(trapHits).toEqual([]);
+        await expectNothingLeftBehind(before);
+      });
     });
 
     it.each([

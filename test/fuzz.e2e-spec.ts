@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import * as fc from 'fast-check';
 import { DataSource } from 'typeorm';
 import { HOST_RESOLVER } from '../src/common/outbound/pinned-request';
+import { DnsServer, EVERY_NAME } from './support/dns-server';
 import { authed, createAccount, createCompanies, login } from './support/fixtures';
 import { MembershipService } from '../src/membership/membership.service';
 import {
@@ -71,6 +72,7 @@ function send(port: number, agent: Agent, req: FuzzRequest): Promise<Outcome> {
 
 describe(`fuzzing every route of /docs/openapi.json (${TOTAL} requests, seed ${SEED})`, () => {
   let t: TestApp;
+  let dns: DnsServer;
   let port: number;
   let doc: OpenApiDocument;
   let ctx: FuzzContext;
@@ -78,11 +80,12 @@ describe(`fuzzing every route of /docs/openapi.json (${TOTAL} requests, seed ${S
   const credential = { jwt: '', apiKey: '' };
 
   beforeAll(async () => {
+    // A real DNS server (dnsmasq) answers every host name with loopback, which the fetch policy refuses: no
+    // fuzzed URL leaves the machine, and each is looked up and refused as a real answer would be.
+    dns = await DnsServer.start({}, { [EVERY_NAME]: ['127.0.0.1'] });
     t = await startTestApp({
       env: { RATE_LIMIT_SCALE: '100000' },
-      // Every host name resolves to loopback, which the fetch policy refuses: no fuzzed URL leaves the machine.
-      configure: (builder) =>
-        builder.overrideProvider(HOST_RESOLVER).useValue(async () => [{ address: '127.0.0.1', family: 4 }]),
+      configure: (builder) => builder.overrideProvider(HOST_RESOLVER).useValue(dns.hostResolver()),
     });
     await t.app.listen(0, '127.0.0.1');
     port = (t.app.getHttpServer().address() as AddressInfo).port;
@@ -119,6 +122,7 @@ describe(`fuzzing every route of /docs/openapi.json (${TOTAL} requests, seed ${S
 
   afterAll(async () => {
     await t?.close();
+    await dns?.stop();
   });
 
   const rowCounts = async (): Promise<Record<string, number>> => {

@@ -134,10 +134,13 @@ describe('single sign-on with a provider over https under a private CA', () => {
   it('with NODE_EXTRA_CA_CERTS naming the CA: connects, proves the domain, and signs a member in', async () => {
     await start({ SSO_INSECURE_ISSUERS: 'localhost', NODE_EXTRA_CA_CERTS: certificates.file('ca.pem') });
     const jwt = await ownerJwt();
+    idp.hits.length = 0;
     const put = await call('PUT', '/v1/sso/connection', connection(), jwt);
     expect(put.status).toBe(200);
     expect(put.body.issuer).toMatch(/^https:\/\/localhost:/);
     await proveDomains(dns, put.body, () => call('POST', '/v1/sso/connection/domains/verify', undefined, jwt));
+    // The service read the discovery document over https at PUT (the provider serves nothing else).
+    expect(idp.hits).toContain('/.well-known/openid-configuration');
     idp.hits.length = 0;
     const flows = new SsoFlows(base);
     const signedIn = await flows.signIn(
@@ -151,7 +154,8 @@ describe('single sign-on with a provider over https under a private CA', () => {
       status: 200,
       email: 'mia@https.example',
     });
-    // Token, key set and UserInfo were all fetched by the service over https, trusting the private CA.
-    expect(idp.hits).toEqual(expect.arrayContaining(['/token', '/me']));
+    // Token, key set and UserInfo were all fetched by the service over https, trusting the private CA: the
+    // provider listens for TLS only, so every request it counts came over https.
+    expect(idp.hits).toEqual(expect.arrayContaining(['/token', '/jwks', '/me']));
   });
 });

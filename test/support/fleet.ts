@@ -63,12 +63,16 @@ export interface FleetAccount {
 
 /**
  * Two companies and an owner of both, written straight into the database the running instances migrated (the
- * operator CLI would cost a process start per record; the CLI has tests of its own).
+ * operator CLI would cost a process start per record; the CLI has tests of its own). `cost`: the password hash's
+ * (the tests' cheap one unless given; a login's verification costs what the stored hash says).
  */
-export async function createFleetAccount(databaseUrl: string): Promise<FleetAccount> {
+export async function createFleetAccount(
+  databaseUrl: string,
+  cost: { memoryCost: number; timeCost: number } = { memoryCost: 1024, timeCost: 1 },
+): Promise<FleetAccount> {
   const email = `fault-${process.pid}-${Date.now()}@example.test`;
   const password = 'a password long enough';
-  const hash = await argon2.hash(password, { type: argon2.argon2id, memoryCost: 1024, timeCost: 1, parallelism: 1 });
+  const hash = await argon2.hash(password, { type: argon2.argon2id, ...cost, parallelism: 1 });
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
   try {
