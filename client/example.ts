@@ -2,7 +2,7 @@ import createClient from 'openapi-fetch';
 import type { paths } from './openapi';
 
 /**
- * The README's client example: types generated from /docs/openapi.json (`npm run client:generate`) and
+ * The openapi-fetch example of docs/client.md: types generated from /docs/openapi.json (`npm run client:generate`) and
  * openapi-fetch. Logs in (two steps), asks who it is, then reads one product. A test runs it against a started
  * service, so the example, the generated types and the service cannot drift apart.
  */

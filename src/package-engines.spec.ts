@@ -45,9 +45,9 @@ describe('engines.node', () => {
     expect(refusing).toEqual([]);
   });
 
-  it("is the range the README's set-up names, with the supported LTS lines, and Node.js 20 not among them", () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const setUp = readme.slice(readme.indexOf('## Set-up and tests'), readme.indexOf('## Configuration'));
+  it('is the range docs/operations.md names, with the supported LTS lines, and Node.js 20 not among them', () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'operations.md'), 'utf8');
+    const setUp = doc.slice(doc.indexOf('## Node.js'), doc.indexOf('## Running'));
     expect(setUp).toContain(`\`${engines}\``);
     expect(setUp).toMatch(/Node\.js 24 LTS \(24\.11\+\) or 22 LTS \(22\.13\+\)/);
     // Node 20 reached its end of life on 2026-04-30 (docs/contract.md, Runtime): not supported, not admitted.

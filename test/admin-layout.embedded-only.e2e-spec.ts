@@ -7,7 +7,7 @@ import { AdminPageRig } from './support/admin-page-rig';
 jest.setTimeout(120_000);
 
 const PASSWORD = 'a-long-enough-password';
-/** The screens a newcomer found cramped (issue 40), at the two widths, for the README and the review. */
+/** The screens a newcomer found cramped (issue 40), at the two widths, for docs/admin-page.md and the review. */
 const SHOTS = resolve(__dirname, '..', 'docs', 'newcomer');
 const WIDTHS = [375, 1280] as const;
 

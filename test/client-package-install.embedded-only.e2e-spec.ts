@@ -114,7 +114,7 @@ describe('the client package, packed and installed in an empty project, on the d
     expect(printed).toBe(blockAfter(readme, 'It prints the orders of Demo Company A:'));
   });
 
-  it("runs the README's readProducts and client/example.ts from the project: the demo products, the first one", async () => {
+  it("runs docs/client.md's readProducts and client/example.ts from the project: the demo products, the first one", async () => {
     const readProducts = readFileSync(join(ROOT, 'client', 'examples', 'read-products.ts'), 'utf8').replace(
       "from '../src'",
       "from '@staff-auth/client'",
@@ -135,12 +135,12 @@ describe('the client package, packed and installed in an empty project, on the d
       'MUG-01: Ceramic mug, 1250',
       'CB-500: Cold brew concentrate, 500 ml, 1190',
     ]);
-    // The README says what that answer starts with.
-    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain(
+    // docs/client.md says what that answer starts with.
+    expect(readFileSync(join(ROOT, 'docs', 'client.md'), 'utf8')).toContain(
       "`['ESP-1KG: Espresso beans, 1 kg, 2490', 'OAT-1L: Oat milk, 1 l,\n289', …]`",
     );
 
-    // The README's openapi-fetch example (page.data!.data[0].id), as client/example.ts runs it.
+    // docs/client.md's openapi-fetch example (page.data!.data[0].id), as client/example.ts runs it.
     writeFileSync(join(app, 'example.ts'), readFileSync(join(ROOT, 'client', 'example.ts'), 'utf8'));
     writeFileSync(
       join(app, 'print-example.ts'),

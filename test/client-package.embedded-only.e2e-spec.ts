@@ -72,9 +72,9 @@ describe('the client package against a built instance with the real limits (RATE
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('runs the README example: the 40 products read at once, none refused to the caller', async () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const section = readme.split('## Calling the API from TypeScript')[1].split('\n## ')[0];
+  it('runs the example of docs/client.md: the 40 products read at once, none refused to the caller', async () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'client.md'), 'utf8');
+    const section = doc.split('# Calling the API from TypeScript')[1].split('\n## ')[0];
     const shown = /```ts\n([\s\S]*?)```/.exec(section)![1];
     const example = readFileSync(join(ROOT, 'client/examples/read-products.ts'), 'utf8')
       .replace("from '../src'", "from '@staff-auth/client'")

@@ -53,7 +53,7 @@ describe('demo data', () => {
       const products = await t.http().get('/v1/products').set(auth).expect(200);
       const listed = products.body as Listed<{ id: number; sku: string; price: number }>;
       expect(listed.data.map((product) => product.sku)).toEqual(expected[index].skus);
-      // The README's first product, read by its id.
+      // docs/client.md's first product, read by its id.
       await t.http().get(`/v1/products/${listed.data[0].id}`).set(auth).expect(200);
       const orders = (await t.http().get('/v1/orders').set(auth).expect(200)).body as Listed<{
         status: string;

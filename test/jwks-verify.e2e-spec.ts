@@ -12,12 +12,12 @@ import { startTestApp, type TestApp } from './support/test-app';
 const ROOT = resolve(__dirname, '..');
 const MARKER = '<!-- verify-staff-token: test/jwks-verify.e2e-spec.ts runs the next block -->';
 
-/** The README's verification snippet, exactly as a reader would copy it. */
-function readmeSnippet(): string {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const after = readme.slice(readme.indexOf(MARKER) + MARKER.length);
+/** docs/api.md's verification snippet, exactly as a reader would copy it. */
+function docSnippet(): string {
+  const doc = readFileSync(join(ROOT, 'docs', 'api.md'), 'utf8');
+  const after = doc.slice(doc.indexOf(MARKER) + MARKER.length);
   const block = /^\s*```js\n([\s\S]*?)\n```/.exec(after);
-  if (readme.indexOf(MARKER) < 0 || !block) throw new Error('README.md has no verification snippet after its marker');
+  if (doc.indexOf(MARKER) < 0 || !block) throw new Error('docs/api.md has no verification snippet after its marker');
   return block[1];
 }
 
@@ -62,7 +62,7 @@ describe('another service verifies tokens with jose and the JWKS, across a key r
   beforeAll(async () => {
     database = await provisionDatabase();
     dir = mkdtempSync(join(tmpdir(), 'jwks-verifier-'));
-    writeFileSync(join(dir, 'staff-token.mjs'), readmeSnippet());
+    writeFileSync(join(dir, 'staff-token.mjs'), docSnippet());
     writeFileSync(join(dir, 'run.mjs'), RUNNER);
     // The verifier resolves jose as an installed dependency of its own project would.
     symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');

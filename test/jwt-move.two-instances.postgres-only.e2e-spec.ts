@@ -18,7 +18,7 @@ const SECRET = 'move-test-secret-that-is-at-least-32-bytes';
 const algOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[0], 'base64url').toString()).alg as string;
 
 /**
- * README "Moving from HS256 to EdDSA" on a running fleet of two built instances (PostgreSQL + Redis): two rolling
+ * docs/operations.md "Moving from HS256 to EdDSA" on a running fleet of two built instances (PostgreSQL + Redis): two rolling
  * restarts, one instance at a time, while a client keeps calling both with every token it has been given
  * (the HS256 one from before the move, and the ones each instance issues during it). Not one request refused.
  */

@@ -6,7 +6,8 @@ import { dirname, join, resolve } from 'node:path';
 /**
  * docs/adding-a-feature-module.md followed literally: in a copy of this working tree, `npm run new:module --
  * notes` adds a two-route module, and the result passes the checks `npm test` would run on it (typecheck, ESLint,
- * Prettier, the folder rules, the route table) and its own generated e2e test. Embedded database only: the
+ * Prettier, the folder rules, the route table, the repository's checks of its documents) and its own generated
+ * e2e test. Embedded database only: the
  * generated test runs on whatever database its child jest picks, and one run shows the scaffold works.
  */
 const ROOT = resolve(__dirname, '..');
@@ -75,5 +76,16 @@ describe('npm run new:module (the module guide, followed literally)', () => {
     expectSuccess(tests);
     expect(tests.out).toMatch(/Tests:\s+\d+ passed, \d+ total/);
     expect(tests.out).toContain('test/notes.e2e-spec.ts');
+
+    // The repository's own checks on the result: the generated rows of docs/api.md (permissions, Feature APIs)
+    // and docs/architecture.md (layout) keep the documents true. What the generator cannot decide fails, and
+    // only that: the contract does not name the new permissions until the team agrees them (the guide, step 3).
+    const repository = run(join(BIN, 'jest'), ['--selectProjects', 'repository', '--maxWorkers=1']);
+    const failed = [...repository.out.matchAll(/^ {2}● (.+)$/gm)].map((match) => match[1]).sort();
+    expect(failed).toEqual([
+      'the permission catalogue is documented › docs/contract.md names notes:read',
+      'the permission catalogue is documented › docs/contract.md names notes:write',
+    ]);
+    expect(repository.out).toMatch(/Tests:\s+2 failed, (\d+ skipped, )?\d+ passed, \d+ total/);
   }, 300_000);
 });

@@ -331,7 +331,7 @@ describe('the OpenAPI document', () => {
     expect(readFileSync(join(ROOT, 'client/openapi.d.ts'), 'utf8')).toBe(readFileSync(generated, 'utf8'));
   });
 
-  it('runs the README client example against a started service: login → me → a product', async () => {
+  it('runs the client example of docs/client.md against a started service: login → me → a product', async () => {
     const [company] = await createCompanies(t, 'Client Co');
     const account = await createAccount(t, [company.id], ['*']);
     const session = await login(t, account, company.id);

@@ -1,10 +1,11 @@
 import { createStaffAuthClient } from '../src';
 
 /**
- * The README's "Calling the API from TypeScript" example, verbatim but for the import (in an application:
- * `from '@staff-auth/client'`). test/client-package.embedded-only.e2e-spec.ts runs it against a built instance
- * with the real limits, and from the packed package against a first start's demo data, and checks that the
- * README shows exactly this.
+ * The example of docs/client.md ("Calling the API from TypeScript"), verbatim but for the import (in an
+ * application: `from '@staff-auth/client'`). test/client-package.embedded-only.e2e-spec.ts runs it against a built
+ * instance with the real limits and checks that docs/client.md shows exactly this;
+ * test/readme-quick-start.embedded-only.e2e-spec.ts runs it on a fresh `npm start`'s demo data, and
+ * test/client-package-install.embedded-only.e2e-spec.ts from the packed package.
  */
 export async function readProducts(
   baseUrl: string,

@@ -6,7 +6,7 @@ import { AppConfig } from '../config/app-config';
  * Hashes computed at once, at most. Each one allocates the configured memory cost (19 MiB by default) in a
  * libuv worker thread, so a flood of logins for made-up e-mails (each checked against a dummy hash) would
  * otherwise hold four of them, and take all the CPU the workers have. The blocks' retention after the flood is
- * the C allocator's: `npm start` sets MALLOC_MMAP_THRESHOLD_ so they are returned (README, Errors).
+ * the C allocator's: `npm start` sets MALLOC_MMAP_THRESHOLD_ so they are returned (docs/operations.md, Memory).
  */
 export const MAX_CONCURRENT_HASHES = 2;
 

@@ -1,8 +1,8 @@
 import type { Grant } from '../permissions/permission';
 
 /**
- * What each demo company sells and has been ordered, so that every example of the README and the client package
- * has something to read on a first start: products with prices in minor units, and orders of them (by the
+ * What each demo company sells and has been ordered, so that every example of the README, docs/client.md and the
+ * client package has something to read on a first start: products with prices in minor units, and orders of them (by the
  * index of the product in its company's list).
  */
 export interface DemoCompany {

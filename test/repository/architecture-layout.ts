@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** One line of README's layout block: a path (a folder ends with `/`) and what it owns. */
+/** One line of docs/architecture.md's layout block: a path (a folder ends with `/`) and what it owns. */
 export interface LayoutEntry {
   path: string;
   description: string;
@@ -12,8 +12,8 @@ export interface LayoutEntry {
  * `src/` (`  auth/mfa/   …`, taken as `src/auth/mfa/`). A continuation line (only indentation, then text) adds to
  * the description of the entry above it.
  */
-export function layoutEntries(readme: string): LayoutEntry[] {
-  const section = /^## Layout\n([\s\S]*?)(?=^## |(?![\s\S]))/m.exec(readme)?.[1] ?? '';
+export function layoutEntries(markdown: string): LayoutEntry[] {
+  const section = /^## Layout\n([\s\S]*?)(?=^## |(?![\s\S]))/m.exec(markdown)?.[1] ?? '';
   const block = /^```\n([\s\S]*?)^```/m.exec(section)?.[1] ?? '';
   const entries: LayoutEntry[] = [];
   for (const line of block.split('\n')) {
@@ -29,11 +29,11 @@ export function layoutEntries(readme: string): LayoutEntry[] {
   return entries;
 }
 
-/** What is wrong with README's layout against the tree at `root`: every line a problem, none when it matches. */
-export function layoutProblems(root: string, readme: string): string[] {
-  const entries = layoutEntries(readme);
+/** What is wrong with docs/architecture.md's layout against the tree at `root`: every line a problem, none when it matches. */
+export function layoutProblems(root: string, markdown: string): string[] {
+  const entries = layoutEntries(markdown);
   const problems: string[] = [];
-  if (entries.length === 0) return ['README has no layout block under "## Layout"'];
+  if (entries.length === 0) return ['docs/architecture.md has no layout block under "## Layout"'];
   for (const { path, description } of entries) {
     if (path === 'src/') continue;
     // `scripts/check-boundaries.js` and the like: the first word is the path.

@@ -1,19 +1,19 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { layoutEntries, layoutProblems } from './readme-layout';
+import { layoutEntries, layoutProblems } from './architecture-layout';
 
 const ROOT = resolve(__dirname, '..', '..');
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 const GUIDE = 'docs/adding-a-feature-module.md';
 
-describe("README's layout", () => {
+describe("docs/architecture.md's layout", () => {
   it('lists every folder of src/, once, with what it owns, and nothing that does not exist', () => {
-    expect(layoutProblems(ROOT, read('README.md'))).toEqual([]);
+    expect(layoutProblems(ROOT, read('docs/architecture.md'))).toEqual([]);
   });
 
-  it('is read as entries (a sanity check of the reader on the real README)', () => {
-    const paths = layoutEntries(read('README.md')).map((entry) => entry.path);
+  it('is read as entries (a sanity check of the reader on the real document)', () => {
+    const paths = layoutEntries(read('docs/architecture.md')).map((entry) => entry.path);
     expect(paths).toEqual(expect.arrayContaining(['src/sessions/', 'src/auth/mfa/', 'admin/', 'docs/']));
   });
 });
