@@ -241,6 +241,34 @@ describe('the OpenAPI document', () => {
     expect(op('post', '/v1/users/authenticatefinish').description).toMatch(/\*\*429\*\*: Ten failed logins/);
   });
 
+  // The products and orders suites used to check their part of the document, each on both databases: here, once.
+  it('documents products with their DTOs, the 404 and the 409, and orders with theirs and the 404', () => {
+    expect(Object.keys(doc.paths['/v1/products']).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths['/v1/products/{id}']).sort()).toEqual(['delete', 'get', 'patch', 'put']);
+    // Error answers are shared components; follow the operation's $ref to the one it names.
+    const conflicts = (method: string, path: string) =>
+      JSON.stringify(resolve(op(method, path).responses['409'] ?? null));
+    expect(conflicts('post', '/v1/products')).toContain('error_conflict');
+    expect(conflicts('put', '/v1/products/{id}')).toContain('error_conflict');
+    expect(conflicts('patch', '/v1/products/{id}')).toContain('error_conflict');
+    expect(op('delete', '/v1/products/{id}').responses['409']).toBeUndefined();
+    expect(op('get', '/v1/products/{id}').responses['404']).toBeDefined();
+    expect(
+      op('get', '/v1/products')
+        .parameters.map((p: { name: string }) => p.name)
+        .sort(),
+    ).toEqual(['name', 'page', 'per_page']);
+    expect(doc.components.schemas.ProductInputDto.required.sort()).toEqual(['name', 'price', 'sku']);
+    expect(doc.components.schemas.ProductPatchDto.required).toBeUndefined();
+    expect(Object.keys(doc.components.schemas.ProductPatchDto.properties).sort()).toEqual(['name', 'price', 'sku']);
+
+    expect(Object.keys(doc.paths['/v1/orders']).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths['/v1/orders/{id}']).sort()).toEqual(['get', 'put']);
+    expect(op('put', '/v1/orders/{id}').responses['404']).toBeDefined();
+    expect(doc.components.schemas.CreateOrderDto.properties.lines).toMatchObject({ minItems: 1, maxItems: 100 });
+    expect(doc.components.schemas.OrderDto.required).toEqual(expect.arrayContaining(['total', 'lines', 'status']));
+  });
+
   it('uses integer types, formats and closed request bodies', () => {
     const schemas = doc.components.schemas;
     expect(schemas.LoginDto.properties.company_id).toMatchObject({ type: 'integer', minimum: 1 });
