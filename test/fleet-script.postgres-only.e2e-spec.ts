@@ -103,6 +103,9 @@ describe.each([
       const [header] = (login.body as Session).jwt.split('.');
       const { alg, kid } = JSON.parse(Buffer.from(header, 'base64url').toString()) as { alg: string; kid: string };
       expect(alg).toBe('EdDSA');
+      // The three instances of FLEET_PORT_BASE + 1..3, so that the loop below checks each of them (an empty list
+      // would pass it).
+      expect(info.instances).toEqual([1, 2, 3].map((offset) => `http://127.0.0.1:${base + offset}`));
       for (const instance of info.instances) {
         const jwks = await call(instance, 'GET', '/.well-known/jwks.json');
         expect((jwks.body as { keys: Array<{ kid: string }> }).keys.map((key) => key.kid)).toEqual([kid]);
@@ -136,6 +139,8 @@ describe.each([
       expect(await databaseExists(database)).toBe(!seedDemo);
       const pids = Object.values(info.pids);
       expect(pids.length).toBe(form === 'cluster' ? 11 : 10);
+      // The process tree taken at start holds every process the fleet named, so "none alive" below covers them all.
+      expect(tree).toEqual(expect.arrayContaining(pids));
       expect([...pids, ...tree].filter(alive)).toEqual([]);
       const ports = [info.api, ...info.instances].map((url) => Number(new URL(url).port));
       expect(await Promise.all(ports.map(accepting))).toEqual(ports.map(() => false));

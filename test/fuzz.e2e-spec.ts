@@ -14,6 +14,7 @@ import {
   requestsArbitrary,
   shapeProblem,
 } from './support/fuzz';
+import { runSeed } from './support/seed';
 import { startTestApp, type TestApp } from './support/test-app';
 
 /**
@@ -25,7 +26,7 @@ import { startTestApp, type TestApp } from './support/test-app';
  * replays a run.
  */
 const TOTAL = Number(process.env.FUZZ_REQUESTS ?? 3_000);
-const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
+const SEED = runSeed();
 const BATCH = 16;
 const FIFTY_MIB = 50 * 1024 * 1024;
 

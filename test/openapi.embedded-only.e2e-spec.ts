@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { loginAndReadAProduct } from '../client/example';
 import { ContractChecker } from './support/contract';
 import { authed, createAccount, createCompanies, login } from './support/fixtures';
+import { routeRules } from './support/route-rules';
 import { startTestApp, type TestApp } from './support/test-app';
 
 type Json = Record<string, any>;
@@ -94,6 +95,34 @@ describe('the OpenAPI document', () => {
         security: isPublic ? [] : [{ Authorization: [] }],
       });
     }
+    // The same, from the other side: the public routes as their decorators declare them (src/app-routes.spec.ts
+    // keeps the reviewed table); every other operation documents the Authorization header, and no public one.
+    const publicOps = routeRules()
+      .filter((rule) => rule.auth?.public)
+      .map((rule) => rule.route.replace(/:(\w+)/g, '{$1}'));
+    expect(publicOps).toEqual(expect.arrayContaining(['POST /v1/users/authenticatefinish', 'GET /health']));
+    for (const { path, method, op: operation } of operations()) {
+      const id = `${method.toUpperCase()} ${path}`;
+      expect({ op: id, secured: !!operation.security?.length }).toEqual({ op: id, secured: !publicOps.includes(id) });
+    }
+  });
+
+  it('documents the rate-limit headers on every /v1 response, and the 429 with its array body', () => {
+    const v1 = operations().filter(({ path }) => path.startsWith('/v1/'));
+    expect(v1.length).toBeGreaterThan(5);
+    for (const { path, method, op: operation } of v1) {
+      for (const [status, response] of Object.entries(operation.responses as Json)) {
+        expect({ at: `${method} ${path} ${status}`, headers: Object.keys(resolve(response).headers ?? {}) }).toEqual({
+          at: `${method} ${path} ${status}`,
+          headers: expect.arrayContaining(['X-Rate-Limit-Limit', 'X-Rate-Limit-Remaining', 'X-Rate-Limit-Identifier']),
+        });
+      }
+      expect(operation.responses['429']).toBeDefined();
+    }
+    const generic = resolve(op('get', '/v1/users/me').responses['429']).content['application/json'];
+    expect(Object.values(generic.examples).map((example: any) => resolve(example).value)).toEqual([
+      ['error_rate_limit_exceed'],
+    ]);
   });
 
   it('documents Cache-Control: no-store on every answer that carries a secret', () => {
@@ -239,6 +268,34 @@ describe('the OpenAPI document', () => {
     );
     expect(getProduct).toMatch(/\*\*404\*\*: error_not_found: no product with this id/);
     expect(op('post', '/v1/users/authenticatefinish').description).toMatch(/\*\*429\*\*: Ten failed logins/);
+  });
+
+  // The products and orders suites used to check their part of the document, each on both databases: here, once.
+  it('documents products with their DTOs, the 404 and the 409, and orders with theirs and the 404', () => {
+    expect(Object.keys(doc.paths['/v1/products']).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths['/v1/products/{id}']).sort()).toEqual(['delete', 'get', 'patch', 'put']);
+    // Error answers are shared components; follow the operation's $ref to the one it names.
+    const conflicts = (method: string, path: string) =>
+      JSON.stringify(resolve(op(method, path).responses['409'] ?? null));
+    expect(conflicts('post', '/v1/products')).toContain('error_conflict');
+    expect(conflicts('put', '/v1/products/{id}')).toContain('error_conflict');
+    expect(conflicts('patch', '/v1/products/{id}')).toContain('error_conflict');
+    expect(op('delete', '/v1/products/{id}').responses['409']).toBeUndefined();
+    expect(op('get', '/v1/products/{id}').responses['404']).toBeDefined();
+    expect(
+      op('get', '/v1/products')
+        .parameters.map((p: { name: string }) => p.name)
+        .sort(),
+    ).toEqual(['name', 'page', 'per_page']);
+    expect(doc.components.schemas.ProductInputDto.required.sort()).toEqual(['name', 'price', 'sku']);
+    expect(doc.components.schemas.ProductPatchDto.required).toBeUndefined();
+    expect(Object.keys(doc.components.schemas.ProductPatchDto.properties).sort()).toEqual(['name', 'price', 'sku']);
+
+    expect(Object.keys(doc.paths['/v1/orders']).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths['/v1/orders/{id}']).sort()).toEqual(['get', 'put']);
+    expect(op('put', '/v1/orders/{id}').responses['404']).toBeDefined();
+    expect(doc.components.schemas.CreateOrderDto.properties.lines).toMatchObject({ minItems: 1, maxItems: 100 });
+    expect(doc.components.schemas.OrderDto.required).toEqual(expect.arrayContaining(['total', 'lines', 'status']));
   });
 
   it('uses integer types, formats and closed request bodies', () => {

@@ -16,6 +16,21 @@ import { ClusterSet, SentinelSet } from './support/redis-topology';
 
 const REVOCATION_BUDGET_MS = 1000;
 const BUCKETS_BUDGET_MS = 5000;
+/**
+ * Buckets are checked on many clients, not one, and the rate is asserted: sharing that holds for one lucky client
+ * out of many tries is not sharing. 50 clients, each on a fresh address; at least 48 (96 %) must see one bucket
+ * on both instances, before the fault and again once the promoted Redis answers. A Redis reply later than the
+ * storage's deadline is answered from the instance's own bucket by design (docs/contract.md, "Operations"), so a
+ * stall of the whole machine can cost a client or two; 2 in 50 is that margin, and a broken sharing (each instance
+ * on its own bucket) scores 0. Measured on this 2-core machine beside a browser suite: 50 of 50 in both forms,
+ * before and after. (Checked one request after the other, 1 to 3 clients in 50 missed, every one a drain
+ * between the two decisions, not a second bucket: hence the check below, which drain cannot fool.)
+ */
+const PAIRS = 50;
+const PAIRS_SHARED = 48;
+/** Requests per instance in one client's check, and the GET capacity at RATE_LIMIT_SCALE 1 (docs/contract.md). */
+const PER_SIDE = 5;
+const GET_LIMIT = 30;
 
 /**
  * docs/contract.md "Operations": a Redis failover (Sentinel promotes the replica; a Cluster master dies and its replica
@@ -52,13 +67,34 @@ describe.each([
     return performance.now() - answered;
   }
 
-  /** Whether one client's bucket is shared: B's remaining count continues A's. */
-  async function bucketsShared(jwt: string): Promise<boolean> {
+  /** How many of {@link PAIRS} clients, each on a fresh address, see one bucket on both instances; misses kept. */
+  async function sharedPairs(jwt: string, misses: string[]): Promise<number> {
+    let shared = 0;
+    for (let pair = 0; pair < PAIRS; pair++) {
+      const miss = await bucketsShared(jwt);
+      if (miss === null) shared++;
+      else misses.push(`#${pair} ${miss}`);
+    }
+    return shared;
+  }
+
+  /**
+   * Whether one client's bucket is shared: {@link PER_SIDE} requests on each instance, all at once. On two buckets
+   * neither holds more than its own {@link PER_SIDE}, so the lowest remaining count is at least 30 - PER_SIDE; on
+   * one bucket (30 GET per 3 s, one request drains every 100 ms) the last decided sees all 2 × PER_SIDE less what
+   * drained meanwhile, so it is lower unless the decisions spread over PER_SIDE × 100 ms. Null when shared, else
+   * what was seen.
+   */
+  async function bucketsShared(jwt: string): Promise<string | null> {
     const ip = freshIp();
-    const first = await call(a.url, 'GET', '/v1/users/me', { credential: jwt, ip });
-    const second = await call(b.url, 'GET', '/v1/users/me', { credential: jwt, ip });
-    const remaining = (answer: typeof first) => Number(answer.headers.get('x-rate-limit-remaining'));
-    return first.status === 200 && second.status === 200 && remaining(second) === remaining(first) - 1;
+    const answers = await Promise.all(
+      [a.url, b.url].flatMap((url) =>
+        Array.from({ length: PER_SIDE }, () => call(url, 'GET', '/v1/users/me', { credential: jwt, ip })),
+      ),
+    );
+    const remaining = answers.map((answer) => Number(answer.headers.get('x-rate-limit-remaining')));
+    const shared = answers.every((answer) => answer.status === 200) && Math.min(...remaining) < GET_LIMIT - PER_SIDE;
+    return shared ? null : `statuses ${answers.map((answer) => answer.status)} remaining ${remaining}`;
   }
 
   beforeAll(async () => {
@@ -81,15 +117,10 @@ describe.each([
 
   it('shares buckets and carries a logout to the other instance within 1 s before any fault', async () => {
     const jwt = ((await logIn(a.url, account)).body as Session).jwt;
-    // A Redis reply later than the storage's deadline is answered from the instance's own bucket by design, so
-    // one pair of requests on a machine busy with other suites can miss; sharing must hold within the same
-    // budget the failover gets.
-    let shared = false;
-    for (const since = Date.now(); !shared && Date.now() - since < BUCKETS_BUDGET_MS;) {
-      shared = await bucketsShared(jwt);
-      if (!shared) await sleep(100);
-    }
-    expect(shared).toBe(true);
+    const misses: string[] = [];
+    figures.sharedBefore = await sharedPairs(jwt, misses);
+    figures.missesBefore = misses;
+    expect(figures.sharedBefore).toBeGreaterThanOrEqual(PAIRS_SHARED);
     figures.logoutBeforeMs = Math.round(await logoutSeenByB());
     expect(figures.logoutBeforeMs).toBeLessThan(REVOCATION_BUDGET_MS);
   });
@@ -102,14 +133,20 @@ describe.each([
     expect(figures.logoutDuringMs).toBeLessThan(REVOCATION_BUDGET_MS);
     const { killedAt, promotedAt } = await failover;
     figures.promotionMs = promotedAt - killedAt;
+    // The moment the buckets are exact again: the first client after the promotion whose count B continues.
     let shared = false;
     while (!shared && Date.now() - promotedAt < BUCKETS_BUDGET_MS + 2000) {
-      shared = await bucketsShared(jwt);
+      shared = (await bucketsShared(jwt)) === null;
       if (!shared) await sleep(100);
     }
     figures.bucketsExactAfterPromotionMs = Date.now() - promotedAt;
     expect(shared).toBe(true);
     expect(figures.bucketsExactAfterPromotionMs).toBeLessThan(BUCKETS_BUDGET_MS);
+    // And they stay exact: one lucky pair is not a recovery. The same rate as before the fault.
+    const misses: string[] = [];
+    figures.sharedAfter = await sharedPairs(jwt, misses);
+    figures.missesAfter = misses;
+    expect(figures.sharedAfter).toBeGreaterThanOrEqual(PAIRS_SHARED);
     figures.logoutAfterMs = Math.round(await logoutSeenByB());
     expect(figures.logoutAfterMs).toBeLessThan(REVOCATION_BUDGET_MS);
 

@@ -66,7 +66,9 @@ export async function launchBrowser(): Promise<Browser> {
     page.on('console', (message) => {
       const expected404 = / status of 404\b/.test(message.text()) && EXPECTED_404.test(message.location().url);
       if (message.type() === 'error' && !EXPECTED_CONSOLE.test(message.text()) && !expected404) {
-        problems.push(`console: ${message.text()}`);
+        // A resource that failed to load is named, so that a suite can expect one exact failure and no other.
+        const url = message.text().startsWith('Failed to load resource') ? ` (${message.location().url})` : '';
+        problems.push(`console: ${message.text()}${url}`);
       }
     });
   };
