@@ -1,5 +1,6 @@
 /**
- * The unit specs beside the code, the checks of the repository, and the end-to-end suite in two kinds:
+ * The unit specs beside the code (those that start processes apart, in `system-unit`), the checks of the
+ * repository, and the end-to-end suite in two kinds:
  * - fast (`e2e-*`): the app in this process, on a database of its own;
  * - system (`system-*`): files that start other processes (the built service, the CLI, Redis topologies,
  *   HAProxy, PgBouncer, dnsmasq, Chromium), found by test/support/suite-kinds.js. `npm test` runs them after the
@@ -12,7 +13,7 @@
 // templates and two runs on one machine never share (or delete) each other's.
 process.env.JEST_RUN_ID ??= `${process.pid}-${require('node:crypto').randomBytes(3).toString('hex')}`;
 
-const { patternFor, systemFiles } = require('./test/support/suite-kinds');
+const { patternFor, systemFiles, systemUnitFiles } = require('./test/support/suite-kinds');
 
 const common = {
   testEnvironment: 'node',
@@ -20,6 +21,12 @@ const common = {
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
 };
 const SYSTEM = patternFor(systemFiles());
+const SYSTEM_UNIT = patternFor(systemUnitFiles());
+const UNIT_FILES = [
+  '<rootDir>/src/**/*.spec.ts',
+  '<rootDir>/scripts/**/*.spec.ts',
+  '<rootDir>/client/src/**/*.spec.ts',
+];
 const e2e = { ...common, rootDir: '.', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] };
 const onEmbedded = {
   setupFiles: ['<rootDir>/test/support/use-embedded.ts'],
@@ -48,8 +55,12 @@ module.exports = {
       ...common,
       displayName: 'unit',
       rootDir: '.',
-      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/scripts/**/*.spec.ts', '<rootDir>/client/src/**/*.spec.ts'],
+      testMatch: UNIT_FILES,
+      testPathIgnorePatterns: ['/node_modules/', SYSTEM_UNIT],
+      setupFilesAfterEnv: ['<rootDir>/test/support/no-child-processes.ts'],
     },
+    // The unit specs that start a Redis server, a Sentinel set, a Cluster or a script: run with the system files.
+    { ...common, displayName: 'system-unit', rootDir: '.', testRegex: SYSTEM_UNIT },
     // Checks of the repository itself (documents, links, folder rules, the module generator's output), not of
     // the service's code: no app, no database.
     { ...common, displayName: 'repository', rootDir: '.', testMatch: ['<rootDir>/test/repository/**/*.spec.ts'] },

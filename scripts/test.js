@@ -87,7 +87,7 @@ async function main() {
   ]);
   if (ok) ok = await jest('fast', ['unit', 'repository', 'e2e-embedded', 'e2e-postgres']);
   if (ok) ok = await run('database coverage', process.execPath, ['scripts/check-database-coverage.js']);
-  if (ok) ok = await jest('system', ['system-embedded', 'system-postgres']);
+  if (ok) ok = await jest('system', ['system-unit', 'system-embedded', 'system-postgres']);
 
   const merged = mergeReports();
   if (outputArg && merged) writeFileSync(outputArg.slice('--outputFile='.length), JSON.stringify(merged));

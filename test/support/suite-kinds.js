@@ -47,15 +47,36 @@ function e2eFiles() {
     .map((name) => join(TEST_DIR, name));
 }
 
+/** The unit specs beside the code (src/, scripts/, client/src/). */
+function unitFiles() {
+  const found = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory() && entry.name !== 'node_modules') walk(path);
+      else if (entry.name.endsWith('.spec.ts')) found.push(path);
+    }
+  };
+  for (const dir of ['src', 'scripts', join('client', 'src')]) walk(join(ROOT, dir));
+  return found;
+}
+
+/** The end-to-end files that start processes. */
 function systemFiles() {
   const seen = new Map();
   return e2eFiles().filter((file) => startsProcesses(file, seen));
 }
 
-/** A jest path pattern matching exactly these files. */
-function patternFor(files) {
-  const names = files.map((file) => file.slice(TEST_DIR.length + 1).replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  return names.length === 0 ? '^$' : `/test/(${names.join('|')})$`;
+/** The unit specs that start processes (a Redis server, Sentinel, Cluster, a script): integration specs. */
+function systemUnitFiles() {
+  const seen = new Map();
+  return unitFiles().filter((file) => startsProcesses(file, seen));
 }
 
-module.exports = { e2eFiles, systemFiles, patternFor, startsProcesses };
+/** A jest path pattern matching exactly these files. */
+function patternFor(files) {
+  const names = files.map((file) => file.slice(ROOT.length + 1).replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return names.length === 0 ? '^$' : `/(${names.join('|')})$`;
+}
+
+module.exports = { e2eFiles, unitFiles, systemFiles, systemUnitFiles, patternFor, startsProcesses };
