@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { RoutePlanModule } from '../common/http/route-plan';
 import { AppConfig } from '../config/app-config';
 import { EmployeeModule } from '../employee/employee.module';
@@ -6,7 +7,7 @@ import { RevocationModule } from '../revocation/revocation.module';
 import { AccountCheck } from './account-check.service';
 import { AuthGuard } from './auth.guard';
 import { JwksController } from './jwks.controller';
-import { CREDENTIAL_STRATEGIES, type CredentialStrategy } from './credentials/credential-strategy';
+import { CredentialStrategies } from './credentials/credential-strategies';
 import { CredentialService } from './credentials/credential.service';
 import { JwtKeyRing } from './credentials/jwt-key-ring';
 import { UsageRecorder } from './credentials/usage-recorder';
@@ -16,12 +17,12 @@ import { SsoSecretBox, StreamSecretBox, TotpSecretBox } from './mfa/totp-secret-
 
 /**
  * Checking credentials: an account's (e-mail, password, second factor, under the e-mail's lock) and a request's
- * (CredentialService over the strategies that src/sessions/ and src/api-keys/ add), the guard every route goes
+ * (CredentialService over the strategies found at start: src/sessions/'s and src/api-keys/'s), the guard every route goes
  * through, and the keys JWTs are signed with. Login sessions are src/sessions/. Revocations travel on the
  * RevocationModule's bus, re-exported here for the modules that revoke.
  */
 @Module({
-  imports: [EmployeeModule, RevocationModule, RoutePlanModule],
+  imports: [DiscoveryModule, EmployeeModule, RevocationModule, RoutePlanModule],
   controllers: [JwksController],
   providers: [
     { provide: JwtKeyRing, inject: [AppConfig], useFactory: (config: AppConfig) => JwtKeyRing.fromConfig(config) },
@@ -43,8 +44,7 @@ import { SsoSecretBox, StreamSecretBox, TotpSecretBox } from './mfa/totp-secret-
     // Modules owning another sealed column add theirs to this array (see SEALED_COLUMNS).
     { provide: SEALED_COLUMNS, useFactory: (): SealedColumn[] => [TOTP_SECRETS] },
     SealedColumnsResealer,
-    // Filled by the strategies themselves as their modules create them (see CREDENTIAL_STRATEGIES).
-    { provide: CREDENTIAL_STRATEGIES, useFactory: (): CredentialStrategy[] => [] },
+    CredentialStrategies,
     SecondFactorService,
     CredentialService,
     UsageRecorder,
@@ -55,7 +55,6 @@ import { SsoSecretBox, StreamSecretBox, TotpSecretBox } from './mfa/totp-secret-
     RevocationModule,
     AuthGuard,
     CredentialService,
-    CREDENTIAL_STRATEGIES,
     JwtKeyRing,
     AccountCheck,
     SecondFactorService,
