@@ -1,8 +1,7 @@
-import { Global, Inject, Module, type OnModuleInit } from '@nestjs/common';
+import { Inject, Module, type OnModuleInit } from '@nestjs/common';
 import { SEALED_COLUMNS, type SealedColumn } from '../auth/mfa/sealed-columns';
 import { AuthModule } from '../auth/auth.module';
 import { HOST_RESOLVER, systemHostResolver } from '../common/outbound/pinned-request';
-import { LoginPolicy } from '../sessions/login-policy';
 import { SessionsModule } from '../sessions/sessions.module';
 import { BackchannelLogoutService } from './backchannel-logout.service';
 import { DomainProver } from './domain-prover';
@@ -19,10 +18,10 @@ import { SsoPolicy } from './sso-policy';
  * Company single sign-on through OpenID Connect: the connection per company and the DNS proof of its domains,
  * the relying party (every request to a provider under the outbound address policy), the login flow bound to
  * the browser, and back-channel logout. Owns the sso_connection, sso_email_domain, sso_flow, sso_code and
- * sso_logout_jti tables. Global so that its {@link LoginPolicy} reaches sessions/ and invitations/ without their
- * importing this folder.
+ * sso_logout_jti tables. Its {@link SsoPolicy} is marked as login rules, which sessions/'s LoginPolicy finds at
+ * start: sessions/, invitations/ and scim/ never import this folder, and an app assembled without it (the CLI)
+ * boots without it.
  */
-@Global()
 @Module({
   imports: [AuthModule, SessionsModule],
   controllers: [SsoConnectionController, SsoLoginController],
@@ -31,13 +30,11 @@ import { SsoPolicy } from './sso-policy';
     RelyingParty,
     DomainProver,
     SsoPolicy,
-    { provide: LoginPolicy, useExisting: SsoPolicy },
     SsoConnectionService,
     SsoLoginService,
     SsoCallbackService,
     BackchannelLogoutService,
   ],
-  exports: [LoginPolicy, RelyingParty],
 })
 export class SsoModule implements OnModuleInit {
   constructor(@Inject(SEALED_COLUMNS) private readonly sealedColumns: SealedColumn[]) {}
