@@ -12,7 +12,7 @@ import { CredentialService } from './credentials/credential.service';
 import { JwtKeyRing } from './credentials/jwt-key-ring';
 import { UsageRecorder } from './credentials/usage-recorder';
 import { SecondFactorService } from './mfa/second-factor.service';
-import { SEALED_COLUMNS, type SealedColumn, SealedColumnsResealer, TOTP_SECRETS } from './mfa/sealed-columns';
+import { SealedColumnsResealer } from './mfa/sealed-columns';
 import { SsoSecretBox, StreamSecretBox, TotpSecretBox } from './mfa/totp-secret-box';
 
 /**
@@ -41,8 +41,7 @@ import { SsoSecretBox, StreamSecretBox, TotpSecretBox } from './mfa/totp-secret-
       inject: [JwtKeyRing, AppConfig],
       useFactory: (ring: JwtKeyRing, config: AppConfig) => new StreamSecretBox(ring, config.encryptionKey),
     },
-    // Modules owning another sealed column add theirs to this array (see SEALED_COLUMNS).
-    { provide: SEALED_COLUMNS, useFactory: (): SealedColumn[] => [TOTP_SECRETS] },
+    // Re-seals the TOTP secrets and every column another module marks @SealsColumn.
     SealedColumnsResealer,
     CredentialStrategies,
     SecondFactorService,
@@ -59,7 +58,6 @@ import { SsoSecretBox, StreamSecretBox, TotpSecretBox } from './mfa/totp-secret-
     AccountCheck,
     SecondFactorService,
     TotpSecretBox,
-    SEALED_COLUMNS,
     SsoSecretBox,
     StreamSecretBox,
   ],

@@ -1,5 +1,4 @@
-import { Inject, Module, type OnModuleInit } from '@nestjs/common';
-import { SEALED_COLUMNS, type SealedColumn } from '../auth/mfa/sealed-columns';
+import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { HOST_RESOLVER, systemHostResolver } from '../common/outbound/pinned-request';
 import { SessionsModule } from '../sessions/sessions.module';
@@ -11,7 +10,6 @@ import { SsoConnectionController } from './sso-connection.controller';
 import { SsoConnectionService } from './sso-connection.service';
 import { SsoLoginController } from './sso-login.controller';
 import { SsoLoginService } from './sso-login.service';
-import { resealSsoClientSecrets } from './sso-connections';
 import { SsoPolicy } from './sso-policy';
 
 /**
@@ -36,18 +34,4 @@ import { SsoPolicy } from './sso-policy';
     BackchannelLogoutService,
   ],
 })
-export class SsoModule implements OnModuleInit {
-  constructor(@Inject(SEALED_COLUMNS) private readonly sealedColumns: SealedColumn[]) {}
-
-  /** The client secrets join the columns ENCRYPTION_KEY re-encrypts at start (before any bootstrap runs it). */
-  onModuleInit(): void {
-    if (this.sealedColumns.some((column) => column.name === SSO_CLIENT_SECRETS.name)) return;
-    this.sealedColumns.push(SSO_CLIENT_SECRETS);
-  }
-}
-
-const SSO_CLIENT_SECRETS: SealedColumn = {
-  name: 'sso_connection.client_secret',
-  purpose: 'sso_client_secret',
-  resealBatch: resealSsoClientSecrets,
-};
+export class SsoModule {}
