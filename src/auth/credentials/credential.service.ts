@@ -2,7 +2,11 @@ import { Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { Clock } from '../../common/clock/clock';
 import { AppMetrics } from '../../common/metrics/app-metrics';
-import { NO_CREDENTIAL, RateLimitCredentials } from '../../rate-limit/rate-limit-credentials';
+import {
+  NO_CREDENTIAL,
+  RateLimitCredentials,
+  RateLimitCredentialSource,
+} from '../../rate-limit/rate-limit-credentials';
 import { type CredentialStrategy, type LookUpResult, NOT_KEPT } from './credential-strategy';
 import { CredentialStrategies } from './credential-strategies';
 import { type CachedCredential, CredentialCache } from './credential-cache';
@@ -45,6 +49,7 @@ type RequestWithMemo = FastifyRequest & { [VERDICT]?: CredentialVerdict | Promis
  *   neither remembered nor shared with requests that arrive later, so a revocation holds from the moment it
  *   is acknowledged.
  */
+@RateLimitCredentialSource()
 @Injectable()
 export class CredentialService implements RateLimitCredentials {
   private readonly cache = new CredentialCache();
