@@ -1,4 +1,4 @@
-import { DynamicModule, Global, Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AuditModule } from './audit/audit.module';
@@ -6,7 +6,6 @@ import { AuditEventsModule } from './audit-events/audit-events.module';
 import { EventStreamsModule } from './event-streams/event-streams.module';
 import { AuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
-import { CredentialService } from './auth/credentials/credential.service';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { DatabaseOutageLog } from './common/errors/database-outage-log';
 import { InputSanityGuard } from './common/http/input-sanity';
@@ -22,7 +21,6 @@ import { MarketingConversationsModule } from './marketing-conversations/marketin
 import { MembershipModule } from './membership/membership.module';
 import { OrdersModule } from './orders/orders.module';
 import { ProductsModule } from './products/products.module';
-import { RateLimitCredentials } from './rate-limit/rate-limit-credentials';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RateLimitStatusModule } from './rate-limit-status/rate-limit-status.module';
@@ -37,18 +35,6 @@ import { UsersModule } from './users/users.module';
 import { OperatorSocketModule } from './cli/operator-socket.module';
 import { ScimModule } from './scim/scim.module';
 
-/**
- * The rate limiter's port onto credentials (what it may know of a request's credential, and nothing else),
- * bound here where the app is assembled so that neither the limiter nor the auth module imports the other.
- */
-@Global()
-@Module({
-  imports: [AuthModule],
-  providers: [{ provide: RateLimitCredentials, useExisting: CredentialService }],
-  exports: [RateLimitCredentials],
-})
-class RateLimitCredentialsBinding {}
-
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig, logger: AppLogger): DynamicModule {
@@ -62,7 +48,6 @@ export class AppModule {
         MembershipModule,
         SeedModule,
         AuthModule,
-        RateLimitCredentialsBinding,
         SessionsModule,
         TokensModule,
         SsoModule,

@@ -1,16 +1,12 @@
 import { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
-import { AuditRecorder } from '../src/audit/audit-recorder.service';
-import { SystemClock } from '../src/common/clock/clock';
-import { createLogger } from '../src/common/logging/logger';
-import { AppMetrics } from '../src/common/metrics/app-metrics';
 import { loadConfig } from '../src/config/app-config';
 import { buildDataSourceOptions } from '../src/database/data-source-options';
-import { StreamOutbox } from '../src/event-streams/stream-outbox';
 import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
 import { call, createFleetAccount, logIn, startFleet } from './support/fleet';
 import { PgBouncer } from './support/pgbouncer';
+import { streamRecorder } from './support/stream-recorder';
 import { killChildren, requireBuild, type RunningService } from './support/processes';
 import { WebhookReceiver } from './support/webhook-receiver';
 
@@ -65,9 +61,7 @@ describe('security-event streams behind PgBouncer in transaction mode (two insta
     let n = 0;
     receiver.answer = () => (++n % 4 === 0 ? 500 : 200);
 
-    const recorder = new AuditRecorder(dataSource, new SystemClock(), createLogger('silent'), new AppMetrics());
-    recorder.onModuleInit();
-    recorder.useOutbox(new StreamOutbox());
+    const recorder = await streamRecorder(dataSource);
     for (let seq = 0; seq < EVENTS; seq += 10) {
       const batch = Array.from({ length: 10 }, (_, i) => ({
         type: 'permissions.changed' as const,

@@ -1,15 +1,11 @@
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
 import type { AuditEventInput } from '../src/audit/audit-event';
-import { AuditRecorder } from '../src/audit/audit-recorder.service';
-import { SystemClock } from '../src/common/clock/clock';
-import { createLogger } from '../src/common/logging/logger';
-import { AppMetrics } from '../src/common/metrics/app-metrics';
 import { loadConfig } from '../src/config/app-config';
 import { buildDataSourceOptions } from '../src/database/data-source-options';
-import { StreamOutbox } from '../src/event-streams/stream-outbox';
 import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
 import { call, createFleetAccount, logIn, sleep, startFleet } from './support/fleet';
+import { streamRecorder } from './support/stream-recorder';
 import { killChildren, requireBuild, type RunningService } from './support/processes';
 import { pidOwningLocalPort } from './support/socket-owner';
 import { WebhookReceiver } from './support/webhook-receiver';
@@ -80,9 +76,7 @@ describe('security-event streams on two instances, one killed mid-delivery', () 
 
     // The events are recorded by this process through the real recorder and outbox (the HTTP path would spend
     // the test's time on logins); the delivery is the built instances' own.
-    const recorder = new AuditRecorder(dataSource, new SystemClock(), createLogger('silent'), new AppMetrics());
-    recorder.onModuleInit();
-    recorder.useOutbox(new StreamOutbox());
+    const recorder = await streamRecorder(dataSource);
     const event = (seq: number): AuditEventInput => ({
       type: 'permissions.changed',
       companyId,

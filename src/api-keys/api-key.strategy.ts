@@ -1,6 +1,6 @@
 import { passkeyCountColumn } from '../passkeys/passkey-records';
 import { timingSafeEqual } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { companyJoin } from '../company/company-sql';
 import { employeeJoin } from '../employee/employee-sql';
@@ -10,7 +10,7 @@ import { intersectGrants } from '../permissions/permission';
 import type { Principal } from '../auth/credentials/principal';
 import { sha256Hex } from '../auth/credentials/sha256';
 import {
-  CREDENTIAL_STRATEGIES,
+  CredentialKind,
   type CredentialStrategy,
   type LookUpResult,
   NOT_KEPT,
@@ -41,18 +41,12 @@ const LOOK_UP = `SELECT k.id, k.secret_hash, k.employee_id, k.company_id, k.perm
 
 /**
  * API keys `key:secret`: the key id names the row, the secret's digest must match it. It lives with the keys,
- * whose table it reads, and adds itself to auth's strategies (CREDENTIAL_STRATEGIES).
+ * whose table it reads, and is found at start by its mark (auth's CredentialStrategies).
  */
+@CredentialKind('api_key')
 @Injectable()
 export class ApiKeyStrategy implements CredentialStrategy {
-  readonly kind = 'api_key';
-
-  constructor(
-    private readonly dataSource: DataSource,
-    @Inject(CREDENTIAL_STRATEGIES) strategies: CredentialStrategy[],
-  ) {
-    strategies.push(this);
-  }
+  constructor(private readonly dataSource: DataSource) {}
 
   accepts(header: string): boolean {
     return header.includes(':');

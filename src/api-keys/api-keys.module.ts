@@ -7,7 +7,7 @@ import { ApiKeysService } from './api-keys.service';
 @Module({
   imports: [AuthModule],
   controllers: [ApiKeysController],
-  // The strategy adds itself to auth's credential strategies.
+  // Auth finds the strategy at start by its @CredentialKind mark.
   providers: [ApiKeysService, ApiKeyStrategy],
 })
 export class ApiKeysModule {}

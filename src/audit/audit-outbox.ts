@@ -1,3 +1,4 @@
+import { DiscoveryService } from '@nestjs/core';
 import type { EntityManager } from 'typeorm';
 import type { AuditEventJson } from './audit-event-json';
 import { AuditEvent } from './audit-event.entity';
@@ -6,7 +7,8 @@ import { toAuditEventJson } from './audit-event-json';
 /**
  * Where a feature that forwards events (security-event streams) plugs into the recorder without either folder
  * naming the other's tables: the recorder asks it for one more statement of the event's INSERT, so the event and
- * what must follow it are written by one statement of the change's transaction.
+ * what must follow it are written by one statement of the change's transaction. A provider implementing it and
+ * marked {@link AuditOutboxSink} is found by the recorder at start; src/audit/ imports nothing of it.
  */
 export interface AuditOutbox {
   /**
@@ -17,6 +19,9 @@ export interface AuditOutbox {
   /** Called once the events' transaction has committed (or at once outside a transaction). */
   committed(events: AuditEventJson[]): void;
 }
+
+/** Marks a provider as an {@link AuditOutbox} that every recorded event is written through. */
+export const AuditOutboxSink = DiscoveryService.createDecorator<void>();
 
 /** The events of one company with these ids, oldest first, as the API shows them; an id no longer stored is left out. */
 export async function loadAuditEvents(

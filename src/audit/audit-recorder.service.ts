@@ -1,4 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
 import { DataSource, type EntityManager, type EntitySubscriberInterface, type QueryRunner } from 'typeorm';
 import { employeeFrom } from '../employee/employee-sql';
 import { membershipJoin } from '../membership/membership-sql';
@@ -8,7 +9,8 @@ import type { AppLogger } from '../common/logging/logger';
 import { AppMetrics } from '../common/metrics/app-metrics';
 import type { AuditEventInput, AuditEventType } from './audit-event';
 import { type AuditEventJson, toAuditEventJson } from './audit-event-json';
-import type { AuditOutbox } from './audit-outbox';
+import { type AuditOutbox, AuditOutboxSink } from './audit-outbox';
+import { discover } from '../common/discovery/discovered';
 import { toEntity, toRow } from './audit-event-row';
 
 const COLUMNS = [
@@ -56,16 +58,19 @@ const STATE = Symbol('audit');
  */
 @Injectable()
 export class AuditRecorder implements OnModuleInit {
-  private outbox: AuditOutbox | null = null;
+  /** Found once at start ({@link AuditOutboxSink}); every event is written through each. */
+  private outboxes: readonly AuditOutbox[] = [];
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly clock: Clock,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
     private readonly metrics: AppMetrics,
+    private readonly discovery: DiscoveryService,
   ) {}
 
   onModuleInit(): void {
+    this.outboxes = discover<AuditOutbox, void>(this.discovery, AuditOutboxSink).map((found) => found.instance);
     const subscriber: EntitySubscriberInterface = {
       afterTransactionStart: ({ queryRunner }) => {
         stateOf(queryRunner).depth++;
@@ -91,20 +96,16 @@ export class AuditRecorder implements OnModuleInit {
     (this.dataSource.subscribers as EntitySubscriberInterface[]).push(subscriber);
   }
 
-  /** Every event from now on also writes what `outbox` adds, in the same statement (see {@link AuditOutbox}). */
-  useOutbox(outbox: AuditOutbox): void {
-    this.outbox = outbox;
-  }
-
   /**
-   * The event INSERT `insert` (ending in `RETURNING …`) as one statement with the outbox's fan-out, when there
-   * is an outbox: the rows come back in id order, which is the order of the VALUES.
+   * The event INSERT `insert` (ending in `RETURNING …`) as one statement with the outboxes' fan-out, when there
+   * is any: the rows come back in id order, which is the order of the VALUES.
    */
   private withOutbox(insert: string, returning: string): string {
-    if (this.outbox === null) return `${insert} RETURNING ${returning}`;
+    if (this.outboxes.length === 0) return `${insert} RETURNING ${returning}`;
     const columns = new Set([...returning.split(', '), 'company_id', 'occurred_at']);
+    const fanOuts = this.outboxes.map((outbox, i) => `fan_out_${i} AS (${outbox.fanOutSql('inserted')})`);
     return `WITH inserted AS (${insert} RETURNING ${[...columns].join(', ')}),
-         fan_out AS (${this.outbox.fanOutSql('inserted')})
+         ${fanOuts.join(',\n         ')}
          SELECT ${returning} FROM inserted ORDER BY id`;
   }
 
@@ -204,7 +205,7 @@ export class AuditRecorder implements OnModuleInit {
       this.metrics.authEvent(event.type);
       this.logger.info({ event }, 'audit');
     }
-    this.outbox?.committed(events);
+    for (const outbox of this.outboxes) outbox.committed(events);
   }
 }
 

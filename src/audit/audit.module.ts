@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { AuditRecorder } from './audit-recorder.service';
 
 /**
@@ -7,6 +8,7 @@ import { AuditRecorder } from './audit-recorder.service';
  */
 @Global()
 @Module({
+  imports: [DiscoveryModule],
   providers: [AuditRecorder],
   exports: [AuditRecorder],
 })

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { RoutePlanModule } from '../common/http/route-plan';
 import { AppConfig } from '../config/app-config';
 import { EmployeeModule } from '../employee/employee.module';
@@ -6,22 +7,22 @@ import { RevocationModule } from '../revocation/revocation.module';
 import { AccountCheck } from './account-check.service';
 import { AuthGuard } from './auth.guard';
 import { JwksController } from './jwks.controller';
-import { CREDENTIAL_STRATEGIES, type CredentialStrategy } from './credentials/credential-strategy';
+import { CredentialStrategies } from './credentials/credential-strategies';
 import { CredentialService } from './credentials/credential.service';
 import { JwtKeyRing } from './credentials/jwt-key-ring';
 import { UsageRecorder } from './credentials/usage-recorder';
 import { SecondFactorService } from './mfa/second-factor.service';
-import { SEALED_COLUMNS, type SealedColumn, SealedColumnsResealer, TOTP_SECRETS } from './mfa/sealed-columns';
+import { SealedColumnsResealer } from './mfa/sealed-columns';
 import { SsoSecretBox, StreamSecretBox, TotpSecretBox } from './mfa/totp-secret-box';
 
 /**
  * Checking credentials: an account's (e-mail, password, second factor, under the e-mail's lock) and a request's
- * (CredentialService over the strategies that src/sessions/ and src/api-keys/ add), the guard every route goes
+ * (CredentialService over the strategies found at start: src/sessions/'s and src/api-keys/'s), the guard every route goes
  * through, and the keys JWTs are signed with. Login sessions are src/sessions/. Revocations travel on the
  * RevocationModule's bus, re-exported here for the modules that revoke.
  */
 @Module({
-  imports: [EmployeeModule, RevocationModule, RoutePlanModule],
+  imports: [DiscoveryModule, EmployeeModule, RevocationModule, RoutePlanModule],
   controllers: [JwksController],
   providers: [
     { provide: JwtKeyRing, inject: [AppConfig], useFactory: (config: AppConfig) => JwtKeyRing.fromConfig(config) },
@@ -40,11 +41,9 @@ import { SsoSecretBox, StreamSecretBox, TotpSecretBox } from './mfa/totp-secret-
       inject: [JwtKeyRing, AppConfig],
       useFactory: (ring: JwtKeyRing, config: AppConfig) => new StreamSecretBox(ring, config.encryptionKey),
     },
-    // Modules owning another sealed column add theirs to this array (see SEALED_COLUMNS).
-    { provide: SEALED_COLUMNS, useFactory: (): SealedColumn[] => [TOTP_SECRETS] },
+    // Re-seals the TOTP secrets and every column another module marks @SealsColumn.
     SealedColumnsResealer,
-    // Filled by the strategies themselves as their modules create them (see CREDENTIAL_STRATEGIES).
-    { provide: CREDENTIAL_STRATEGIES, useFactory: (): CredentialStrategy[] => [] },
+    CredentialStrategies,
     SecondFactorService,
     CredentialService,
     UsageRecorder,
@@ -55,12 +54,10 @@ import { SsoSecretBox, StreamSecretBox, TotpSecretBox } from './mfa/totp-secret-
     RevocationModule,
     AuthGuard,
     CredentialService,
-    CREDENTIAL_STRATEGIES,
     JwtKeyRing,
     AccountCheck,
     SecondFactorService,
     TotpSecretBox,
-    SEALED_COLUMNS,
     SsoSecretBox,
     StreamSecretBox,
   ],

@@ -10,7 +10,6 @@ import { CoreModule } from '../core.module';
 import { EmployeeModule } from '../employee/employee.module';
 import { MembershipModule } from '../membership/membership.module';
 import { SessionsModule } from '../sessions/sessions.module';
-import { SsoModule } from '../sso/sso.module';
 import { OperatorActionsService } from './operator-actions.service';
 import { RateLimitOverrideActions } from './rate-limit-override-actions';
 
@@ -26,8 +25,6 @@ export class CliModule {
         MembershipModule,
         AuthModule,
         SessionsModule,
-        // Binds the login policy (SSO enforcement) that the session services take; the CLI opens no logins.
-        SsoModule,
         AuditModule,
       ],
       // The audit trail's reader and retention job, without the service's HTTP route and hourly schedule.

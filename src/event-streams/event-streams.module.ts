@@ -1,7 +1,5 @@
-import { Inject, Module, type OnModuleInit } from '@nestjs/common';
-import { AuditRecorder } from '../audit/audit-recorder.service';
+import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
-import { SEALED_COLUMNS, type SealedColumn } from '../auth/mfa/sealed-columns';
 import { HOST_RESOLVER, systemHostResolver } from '../common/outbound/pinned-request';
 import { RevocationModule } from '../revocation/revocation.module';
 import { EventStreamsController } from './event-streams.controller';
@@ -9,11 +7,11 @@ import { EventStreamsService } from './event-streams.service';
 import { StreamDeliverer } from './stream-deliverer';
 import { StreamMetrics } from './stream-metrics';
 import { StreamOutbox } from './stream-outbox';
-import { STREAM_SECRETS } from './stream-records';
 
 /**
  * Security-event streams (docs/contract.md, "Other systems plug in"): the routes, the outbox the audit recorder
- * writes through (plugged in here, so src/audit never names this folder), and the deliverer every instance runs.
+ * writes through (marked @AuditOutboxSink, found by the recorder: src/audit never names this folder), and
+ * the deliverer every instance runs.
  */
 @Module({
   imports: [AuthModule, RevocationModule],
@@ -26,16 +24,4 @@ import { STREAM_SECRETS } from './stream-records';
     { provide: HOST_RESOLVER, useValue: systemHostResolver },
   ],
 })
-export class EventStreamsModule implements OnModuleInit {
-  constructor(
-    private readonly recorder: AuditRecorder,
-    private readonly outbox: StreamOutbox,
-    @Inject(SEALED_COLUMNS) private readonly sealedColumns: SealedColumn[],
-  ) {}
-
-  onModuleInit(): void {
-    this.recorder.useOutbox(this.outbox);
-    // The signing secrets join the columns ENCRYPTION_KEY re-encrypts at start, as SsoModule's client secrets.
-    if (!this.sealedColumns.includes(STREAM_SECRETS)) this.sealedColumns.push(STREAM_SECRETS);
-  }
-}
+export class EventStreamsModule {}

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { SealsColumn } from '../auth/mfa/sealed-columns';
 import { StreamSecretBox } from '../auth/mfa/totp-secret-box';
 import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
@@ -12,12 +13,17 @@ import { RevocationBus } from '../revocation/revocation-bus';
 import type { CreatedEventStreamDto, EventStreamDeliveryDto, EventStreamDto } from './dto/event-stream.dto';
 import { EventStream, EventStreamDelivery } from './event-stream.entity';
 import { StreamDeliverer } from './stream-deliverer';
+import { STREAM_SECRETS } from './stream-records';
 import { addressAllowed, urlProblem } from './stream-target';
 
 /** Streams a company may have at once: each costs a row per event. */
 export const MAX_STREAMS_PER_COMPANY = 10;
 
-/** `POST/GET/DELETE /v1/auditevents/streams` and the deliveries list. */
+/**
+ * `POST/GET/DELETE /v1/auditevents/streams` and the deliveries list. Marked with the streams' signing secrets,
+ * which ENCRYPTION_KEY re-encrypts at start (auth's SealedColumnsResealer finds them by the mark).
+ */
+@SealsColumn(STREAM_SECRETS)
 @Injectable()
 export class EventStreamsService {
   private readonly policy: AddressPolicy;

@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import type { AuditEventJson } from '../audit/audit-event-json';
-import type { AuditOutbox } from '../audit/audit-outbox';
+import { type AuditOutbox, AuditOutboxSink } from '../audit/audit-outbox';
 
 /**
  * The outbox half of security-event streams: every event recorded gets one `event_stream_outbox` row per active
  * stream of its company, in the same statement as the event (so the same transaction: a change rolled back
  * leaves neither). A company without a stream pays one probe of the `event_stream_company` index inside the
- * statement it runs anyway, no round trip.
+ * statement it runs anyway, no round trip. Marked, so the audit recorder finds it at start.
  */
+@AuditOutboxSink()
 @Injectable()
 export class StreamOutbox implements AuditOutbox {
   private readonly listeners: Array<() => void> = [];

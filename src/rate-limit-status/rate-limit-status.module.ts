@@ -1,6 +1,7 @@
 import { CompanyRateLimitsService } from './company-rate-limits.service';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
+import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { RateLimitPolicyModule } from '../rate-limit/rate-limit-policy.module';
 import { RateLimitOverridesModule } from '../rate-limit-overrides/rate-limit-overrides.module';
 import { RateLimitStatusController } from './rate-limit-status.controller';
@@ -8,10 +9,10 @@ import { RateLimitStatusService } from './rate-limit-status.service';
 
 /**
  * `GET /v1/ratelimits`: its own module, because it reads both the auth guard's and the limiter's pieces of the
- * route plans, and neither of those modules imports the other (app.module.ts).
+ * route plans, and neither of those modules imports the other.
  */
 @Module({
-  imports: [AuthModule, RateLimitPolicyModule, RateLimitOverridesModule],
+  imports: [AuthModule, RateLimitModule, RateLimitPolicyModule, RateLimitOverridesModule],
   controllers: [RateLimitStatusController],
   providers: [RateLimitStatusService, CompanyRateLimitsService],
 })

@@ -1,3 +1,4 @@
+import { DiscoveryService } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 
 /** The token hash of a request without a valid credential (docs/contract.md, Rate limiting). */
@@ -15,8 +16,9 @@ export interface CredentialOwner {
 }
 
 /**
- * All the rate limiter asks about a request's credential, as a port: the auth module implements it (see
- * AuthModule's providers), the limiter never sees strategies, caches or principals.
+ * All the rate limiter asks about a request's credential, as a port: the auth module implements it (its
+ * CredentialService, marked {@link RateLimitCredentialSource}), the limiter never sees strategies, caches or
+ * principals.
  */
 export abstract class RateLimitCredentials {
   /**
@@ -38,3 +40,6 @@ export abstract class RateLimitCredentials {
   /** The same answer, looking the credential up when memory cannot tell (concurrent asks share one look-up). */
   abstract tokenHash(request: FastifyRequest): Promise<string>;
 }
+
+/** Marks the one provider that answers {@link RateLimitCredentials} (found by DiscoveredRateLimitCredentials). */
+export const RateLimitCredentialSource = DiscoveryService.createDecorator<void>();

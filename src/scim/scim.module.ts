@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { EmployeeModule } from '../employee/employee.module';
+import { SessionsModule } from '../sessions/sessions.module';
 import { ScimDiscoveryController } from './scim-discovery.controller';
 import { ScimTokenGuard } from './scim-token.guard';
 import { ScimTokensController } from './scim-tokens.controller';
@@ -13,7 +14,7 @@ import { ScimUsersService } from './scim-users.service';
  * administrators, /scim/v2 for its identity provider.
  */
 @Module({
-  imports: [EmployeeModule, AuthModule],
+  imports: [EmployeeModule, AuthModule, SessionsModule],
   controllers: [ScimTokensController, ScimDiscoveryController, ScimUsersController],
   providers: [ScimTokensService, ScimUsersService, ScimTokenGuard],
 })

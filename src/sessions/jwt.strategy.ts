@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { DataSource } from 'typeorm';
 import { companyJoin } from '../company/company-sql';
@@ -12,7 +12,7 @@ import { JwtKeyRing } from '../auth/credentials/jwt-key-ring';
 import { parseJws, verifyEdDsa } from '../auth/credentials/jws';
 import type { Principal } from '../auth/credentials/principal';
 import {
-  CREDENTIAL_STRATEGIES,
+  CredentialKind,
   type CredentialStrategy,
   type LookUpResult,
   NOT_KEPT,
@@ -53,22 +53,19 @@ const LOOK_UP = `SELECT t.id, t.session_id, t.company_id, t.issued_at, t.expires
 
 /**
  * User Login Tokens: an EdDSA (or, before the move, HS256) signature of ours, then the issued-token row its digest names. It lives with the
- * sessions, which own the tables it reads, and adds itself to auth's strategies (CREDENTIAL_STRATEGIES).
+ * sessions, which own the tables it reads, and is found at start by its mark (auth's CredentialStrategies).
  */
+@CredentialKind('jwt')
 @Injectable()
 export class JwtStrategy implements CredentialStrategy {
-  readonly kind = 'jwt';
   private lastVerified: { token: string; claims: JwtClaims } | undefined;
 
   constructor(
     private readonly jwt: JwtService,
     private readonly keys: JwtKeyRing,
     private readonly dataSource: DataSource,
-    @Inject(CREDENTIAL_STRATEGIES) strategies: CredentialStrategy[],
     private readonly policy: LoginPolicy,
-  ) {
-    strategies.push(this);
-  }
+  ) {}
 
   /** Anything that is not `key:secret` is taken for a JWT (docs/contract.md, Credentials). */
   accepts(header: string): boolean {

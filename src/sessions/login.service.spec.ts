@@ -6,7 +6,7 @@ import { AppMetrics } from '../common/metrics/app-metrics';
 import type { Employee } from '../employee/employee.entity';
 import type { MembershipService } from '../membership/membership.service';
 import { LoginService } from './login.service';
-import { OpenLoginPolicy } from './login-policy';
+import { LoginPolicy } from './login-policy';
 
 const ann = { id: 7, email: 'ann@acme.io', name: 'Ann' };
 const acme = { id: 3, name: 'Acme' };
@@ -45,7 +45,7 @@ describe('LoginService (ports faked, clock injected)', () => {
       clock,
       audit.asRecorder(),
       new AppMetrics(),
-      new OpenLoginPolicy(),
+      LoginPolicy.of([]),
     );
   });
 

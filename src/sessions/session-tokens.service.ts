@@ -9,7 +9,7 @@ import type { ClientInfo } from '../common/http/client-info';
 import { RevocationBus } from '../revocation/revocation-bus';
 import type { Principal } from '../auth/credentials/principal';
 import { type LoginResult, toLoginResult } from './login-result';
-import { LoginPolicy, OpenLoginPolicy } from './login-policy';
+import { LoginPolicy } from './login-policy';
 import type { LoginSession } from './login-session.entity';
 import { SessionStore } from './session-store';
 import { TokenIssuer } from './token-issuer.service';
@@ -28,7 +28,7 @@ export class SessionTokens {
     private readonly bus: RevocationBus,
     private readonly clock: Clock,
     private readonly audit: AuditRecorder,
-    private readonly policy: LoginPolicy = new OpenLoginPolicy(),
+    private readonly policy: LoginPolicy = LoginPolicy.of([]),
   ) {}
 
   /**

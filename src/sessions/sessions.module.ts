@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import { AuthModule } from '../auth/auth.module';
 import { MembershipModule } from '../membership/membership.module';
 import { CompanySwitchController } from './company-switch.controller';
 import { CompanySwitchService } from './company-switch.service';
 import { JwtStrategy } from './jwt.strategy';
+import { LoginPolicy } from './login-policy';
 import { LoginController } from './login.controller';
 import { LoginService } from './login.service';
 import { SessionStore, TypeOrmSessionStore } from './session-store';
@@ -16,21 +18,22 @@ import { TokenIssuer } from './token-issuer.service';
 /**
  * Login sessions, from start to end: login (authenticateinit/finish), the issued tokens and their lifetime,
  * the JWT look-up that enforces it, refresh rotation, the working-company switch with its limit, logout, the
- * caller's session list and revocation. Owns the login_session and issued_token tables; end-sessions.ts is
+ * caller's session list and revocation, and the login policy (the rules of whoever marks theirs, src/sso/). Owns the login_session and issued_token tables; end-sessions.ts is
  * how other folders end sessions inside their own transaction.
  */
 @Module({
-  imports: [JwtModule.register({}), AuthModule, MembershipModule],
+  imports: [DiscoveryModule, JwtModule.register({}), AuthModule, MembershipModule],
   controllers: [CompanySwitchController, LoginController, SessionsController],
   providers: [
     { provide: SessionStore, useClass: TypeOrmSessionStore },
     JwtStrategy,
+    LoginPolicy,
     TokenIssuer,
     SessionTokens,
     SessionService,
     LoginService,
     CompanySwitchService,
   ],
-  exports: [SessionService, LoginService],
+  exports: [SessionService, LoginService, LoginPolicy],
 })
 export class SessionsModule {}

@@ -3,6 +3,7 @@ import { DataSource, QueryFailedError } from 'typeorm';
 import { requestContext } from '../audit/audit-actor';
 import { AuditRecorder } from '../audit/audit-recorder.service';
 import type { Principal } from '../auth/credentials/principal';
+import { SealsColumn } from '../auth/mfa/sealed-columns';
 import { SsoSecretBox } from '../auth/mfa/totp-secret-box';
 import { Clock } from '../common/clock/clock';
 import { ApiError } from '../common/errors/api-error';
@@ -14,7 +15,13 @@ import { RevocationBus } from '../revocation/revocation-bus';
 import { DomainProver } from './domain-prover';
 import type { PutSsoConnectionDto, SsoConnectionDto } from './dto/sso.dto';
 import { RelyingParty } from './relying-party';
-import { connectionOf, deleteConnection, saveConnection, type SsoConnection } from './sso-connections';
+import {
+  connectionOf,
+  deleteConnection,
+  saveConnection,
+  SSO_CLIENT_SECRETS,
+  type SsoConnection,
+} from './sso-connections';
 import { challengeName, claimsOf, type DomainClaim, domainsTakenElsewhere, markProven } from './sso-domains';
 import { endSessionsOutsideProvider } from './sso-policy';
 
@@ -41,6 +48,7 @@ const lostProofRace = (error: unknown) => ['23505', '40P01'].includes(sqlState(e
  * The company's connection to its identity provider: read (`sso:manage`); replace after discovery, remove, and
  * prove its e-mail domains by DNS (`*`, step-up).
  */
+@SealsColumn(SSO_CLIENT_SECRETS)
 @Injectable()
 export class SsoConnectionService {
   constructor(

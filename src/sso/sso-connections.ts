@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import type { SealedColumn } from '../auth/mfa/sealed-columns';
 import { type ResealBatch, resealRows } from '../common/sealing/reseal-rows';
 import type { Grant } from '../permissions/permission';
 import { newDomainChallenge } from './sso-domains';
@@ -199,3 +200,10 @@ export async function resealSsoClientSecrets(
     ]),
   );
 }
+
+/** The client secrets, which ENCRYPTION_KEY re-encrypts at start (SsoConnectionService is marked with it). */
+export const SSO_CLIENT_SECRETS: SealedColumn = {
+  name: 'sso_connection.client_secret',
+  purpose: 'sso_client_secret',
+  resealBatch: resealSsoClientSecrets,
+};

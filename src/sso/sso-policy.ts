@@ -8,7 +8,7 @@ import { ApiError } from '../common/errors/api-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import { isClaimedAccount } from '../membership/membership-grants';
 import { endSessionsNotThrough } from '../sessions/end-sessions';
-import { LoginPolicy, type SessionProof } from '../sessions/login-policy';
+import { type CompanyLoginRules, LoginRules, type SessionProof } from '../sessions/login-policy';
 import { enforcedCompanies, hasProvenDomain, signInRuleOf } from './sso-connections';
 
 export const ssoRequired = () =>
@@ -33,11 +33,10 @@ const methodNotAccepted = () =>
  * every other way into the company (password, passkey, invitation, a switch from another kind of session); and
  * an account that is already someone's is attached only by the company that has proven its domain.
  */
+@LoginRules()
 @Injectable()
-export class SsoPolicy extends LoginPolicy {
-  constructor(private readonly dataSource: DataSource) {
-    super();
-  }
+export class SsoPolicy implements CompanyLoginRules {
+  constructor(private readonly dataSource: DataSource) {}
 
   async assertPasswordLoginAllowed(companyId: number, manager: EntityManager = this.dataSource.manager): Promise<void> {
     const rule = await signInRuleOf(manager, companyId);

@@ -1,8 +1,6 @@
-import { Global, Inject, Module, type OnModuleInit } from '@nestjs/common';
-import { SEALED_COLUMNS, type SealedColumn } from '../auth/mfa/sealed-columns';
+import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { HOST_RESOLVER, systemHostResolver } from '../common/outbound/pinned-request';
-import { LoginPolicy } from '../sessions/login-policy';
 import { SessionsModule } from '../sessions/sessions.module';
 import { BackchannelLogoutService } from './backchannel-logout.service';
 import { DomainProver } from './domain-prover';
@@ -12,17 +10,16 @@ import { SsoConnectionController } from './sso-connection.controller';
 import { SsoConnectionService } from './sso-connection.service';
 import { SsoLoginController } from './sso-login.controller';
 import { SsoLoginService } from './sso-login.service';
-import { resealSsoClientSecrets } from './sso-connections';
 import { SsoPolicy } from './sso-policy';
 
 /**
  * Company single sign-on through OpenID Connect: the connection per company and the DNS proof of its domains,
  * the relying party (every request to a provider under the outbound address policy), the login flow bound to
  * the browser, and back-channel logout. Owns the sso_connection, sso_email_domain, sso_flow, sso_code and
- * sso_logout_jti tables. Global so that its {@link LoginPolicy} reaches sessions/ and invitations/ without their
- * importing this folder.
+ * sso_logout_jti tables. Its {@link SsoPolicy} is marked as login rules, which sessions/'s LoginPolicy finds at
+ * start: sessions/, invitations/ and scim/ never import this folder, and an app assembled without it (the CLI)
+ * boots without it.
  */
-@Global()
 @Module({
   imports: [AuthModule, SessionsModule],
   controllers: [SsoConnectionController, SsoLoginController],
@@ -31,26 +28,10 @@ import { SsoPolicy } from './sso-policy';
     RelyingParty,
     DomainProver,
     SsoPolicy,
-    { provide: LoginPolicy, useExisting: SsoPolicy },
     SsoConnectionService,
     SsoLoginService,
     SsoCallbackService,
     BackchannelLogoutService,
   ],
-  exports: [LoginPolicy, RelyingParty],
 })
-export class SsoModule implements OnModuleInit {
-  constructor(@Inject(SEALED_COLUMNS) private readonly sealedColumns: SealedColumn[]) {}
-
-  /** The client secrets join the columns ENCRYPTION_KEY re-encrypts at start (before any bootstrap runs it). */
-  onModuleInit(): void {
-    if (this.sealedColumns.some((column) => column.name === SSO_CLIENT_SECRETS.name)) return;
-    this.sealedColumns.push(SSO_CLIENT_SECRETS);
-  }
-}
-
-const SSO_CLIENT_SECRETS: SealedColumn = {
-  name: 'sso_connection.client_secret',
-  purpose: 'sso_client_secret',
-  resealBatch: resealSsoClientSecrets,
-};
+export class SsoModule {}

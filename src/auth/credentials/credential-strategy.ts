@@ -1,3 +1,4 @@
+import { DiscoveryService } from '@nestjs/core';
 import type { Principal } from './principal';
 
 /** What one look-up found; {@link CredentialService} turns it into a cache entry and a verdict. */
@@ -12,11 +13,11 @@ export type LookUpResult =
 
 /**
  * One kind of credential (a JWT, an API key): recognises its form and looks it up. Strategies hold no cache and
- * no request state; {@link CredentialService} picks the first whose {@link accepts} says yes.
+ * no request state; {@link CredentialService} picks the first whose {@link accepts} says yes. A strategy is a
+ * provider of the module owning the tables it reads, marked with {@link CredentialKind}: auth/ finds it at start
+ * (CredentialStrategies) and imports nothing of it.
  */
 export interface CredentialStrategy {
-  /** The principals it makes; {@link recordUse} is asked for those. */
-  readonly kind: Principal['kind'];
   /** Whether the `Authorization` value has this kind's form (docs/contract.md: `key:secret` is an API key). */
   accepts(header: string): boolean;
   /**
@@ -36,12 +37,11 @@ export interface CredentialStrategy {
 }
 
 /**
- * The strategies {@link CredentialService} asks, an array AuthModule provides empty: each strategy adds itself
- * when its own module (src/sessions/ for JWTs, src/api-keys/ for API keys) creates it, so auth/ imports neither
- * folder while those own the tables the look-ups read. Their `accepts` never overlap (`key:secret` is an API
- * key, anything else a JWT), so the order they are added in does not matter.
+ * Marks a provider as the {@link CredentialStrategy} of the principals of one kind, e.g. `@CredentialKind('jwt')`:
+ * the strategy's {@link CredentialStrategy.recordUse} and {@link CredentialStrategy.provenAt} are asked for those.
+ * One strategy per kind.
  */
-export const CREDENTIAL_STRATEGIES = Symbol('CREDENTIAL_STRATEGIES');
+export const CredentialKind = DiscoveryService.createDecorator<Principal['kind']>();
 
 export const NOT_KEPT: LookUpResult = { status: 'not_found', keep: false };
 

@@ -4,6 +4,7 @@ import type { CredentialStrategy, LookUpResult } from './credential-strategy';
 import { STALE_IF_ERROR_MS } from './credential-cache';
 import { AppMetrics } from '../../common/metrics/app-metrics';
 import { CredentialService } from './credential.service';
+import { CredentialStrategies } from './credential-strategies';
 import { JWT_PRINCIPAL } from '../../../test/support/principals';
 import type { RevocationBus, RevocationNotice } from '../../revocation/revocation-bus';
 import type { UsageRecorder } from './usage-recorder';
@@ -12,7 +13,6 @@ const principal = JWT_PRINCIPAL;
 
 /** A strategy whose look-ups answer from a script: the database answering, or refusing. */
 class ScriptedStrategy implements CredentialStrategy {
-  readonly kind = 'jwt';
   databaseDown = false;
   lookUps = 0;
   constructor(private readonly clock: ManualClock) {}
@@ -45,7 +45,7 @@ describe('CredentialService while the database is down', () => {
       onNotice: (listener: (notice: RevocationNotice) => void) => (notify = listener),
     } as unknown as RevocationBus;
     const usage = { touch: () => undefined } as unknown as UsageRecorder;
-    service = new CredentialService([strategy], clock, usage, bus, new AppMetrics());
+    service = new CredentialService(CredentialStrategies.of({ jwt: strategy }), clock, usage, bus, new AppMetrics());
   });
 
   it('keeps answering a credential verified before, past its freshness, while look-ups fail', async () => {

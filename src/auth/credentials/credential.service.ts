@@ -1,9 +1,14 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { Clock } from '../../common/clock/clock';
 import { AppMetrics } from '../../common/metrics/app-metrics';
-import { NO_CREDENTIAL, RateLimitCredentials } from '../../rate-limit/rate-limit-credentials';
-import { CREDENTIAL_STRATEGIES, type CredentialStrategy, type LookUpResult, NOT_KEPT } from './credential-strategy';
+import {
+  NO_CREDENTIAL,
+  RateLimitCredentials,
+  RateLimitCredentialSource,
+} from '../../rate-limit/rate-limit-credentials';
+import { type CredentialStrategy, type LookUpResult, NOT_KEPT } from './credential-strategy';
+import { CredentialStrategies } from './credential-strategies';
 import { type CachedCredential, CredentialCache } from './credential-cache';
 import type { CredentialVerdict, Principal } from './principal';
 import { type RevocationNotice, RevocationBus } from '../../revocation/revocation-bus';
@@ -44,6 +49,7 @@ type RequestWithMemo = FastifyRequest & { [VERDICT]?: CredentialVerdict | Promis
  *   neither remembered nor shared with requests that arrive later, so a revocation holds from the moment it
  *   is acknowledged.
  */
+@RateLimitCredentialSource()
 @Injectable()
 export class CredentialService implements RateLimitCredentials {
   private readonly cache = new CredentialCache();
@@ -51,7 +57,7 @@ export class CredentialService implements RateLimitCredentials {
   private epoch = 0;
 
   constructor(
-    @Inject(CREDENTIAL_STRATEGIES) private readonly strategies: readonly CredentialStrategy[],
+    private readonly strategies: CredentialStrategies,
     private readonly clock: Clock,
     private readonly usage: UsageRecorder,
     bus: RevocationBus,
@@ -129,8 +135,7 @@ export class CredentialService implements RateLimitCredentials {
 
   /** When the principal's person last proved themselves (see {@link CredentialStrategy.provenAt}). */
   provenAt(principal: Principal): Promise<Date | null> {
-    const strategy = this.strategies.find((candidate) => candidate.kind === principal.kind);
-    return strategy?.provenAt?.(principal) ?? Promise.resolve(null);
+    return this.strategies.ofKind(principal.kind)?.provenAt?.(principal) ?? Promise.resolve(null);
   }
 
   static hasQueryCredential(request: FastifyRequest): boolean {
@@ -202,7 +207,7 @@ export class CredentialService implements RateLimitCredentials {
   }
 
   private strategyFor(header: string): CredentialStrategy | undefined {
-    return this.strategies.find((candidate) => candidate.accepts(header));
+    return this.strategies.forHeader(header);
   }
 
   private forget(notice: RevocationNotice): void {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_LOGGER } from '../../common/logging/logging.module';
 import type { AppLogger } from '../../common/logging/logger';
-import { CREDENTIAL_STRATEGIES, type CredentialStrategy } from './credential-strategy';
+import { CredentialStrategies } from './credential-strategies';
 import type { Principal } from './principal';
 
 /** `last_used_at` is for people reading a session list; minute precision is plenty. */
@@ -18,7 +18,7 @@ export class UsageRecorder {
   private readonly lastWritten = new Map<string, number>();
 
   constructor(
-    @Inject(CREDENTIAL_STRATEGIES) private readonly strategies: readonly CredentialStrategy[],
+    private readonly strategies: CredentialStrategies,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
   ) {}
 
@@ -28,8 +28,8 @@ export class UsageRecorder {
     if (last !== undefined && nowMs - last < WRITE_INTERVAL_MS) return;
     if (this.lastWritten.size >= MAX_TRACKED) this.lastWritten.clear();
     this.lastWritten.set(id, nowMs);
-    const strategy = this.strategies.find((candidate) => candidate.kind === principal.kind);
-    strategy
+    this.strategies
+      .ofKind(principal.kind)
       ?.recordUse(id, new Date(nowMs))
       // A best-effort note for people reading the session list: while the database is away it fails for every
       // credential in use, and the outage is logged once elsewhere. One line without a stack, at debug.

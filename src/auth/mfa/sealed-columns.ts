@@ -1,8 +1,10 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { ResealBatch, SealCursor } from '../../common/sealing/reseal-rows';
 import { APP_LOGGER } from '../../common/logging/logging.module';
 import type { AppLogger } from '../../common/logging/logger';
+import { discover } from '../../common/discovery/discovered';
 import { resealTotpSecrets } from '../../employee/employee-totp';
 import { type SecretBox, SsoSecretBox, StreamSecretBox, TotpSecretBox } from './totp-secret-box';
 
@@ -32,11 +34,11 @@ export interface SealedColumn {
 }
 
 /**
- * Every sealed column: the TOTP secrets here; a module owning another (SSO client secrets) adds its entry to this
- * array when it is created, as the credential strategies do (CREDENTIAL_STRATEGIES), so auth/ imports nothing of
- * it and adding a column is one `push`.
+ * Marks a provider of the module owning a sealed column (SSO client secrets, event-stream secrets) with that
+ * column, e.g. `@SealsColumn(SSO_CLIENT_SECRETS)` on the service that writes it: {@link SealedColumnsResealer}
+ * finds it at start, so auth/ imports nothing of it. The TOTP secrets are auth's own.
  */
-export const SEALED_COLUMNS = Symbol('SEALED_COLUMNS');
+export const SealsColumn = DiscoveryService.createDecorator<SealedColumn>();
 export const TOTP_SECRETS: SealedColumn = {
   name: 'employee.totp_secret',
   purpose: 'totp',
@@ -54,7 +56,7 @@ const BATCH = 500;
 @Injectable()
 export class SealedColumnsResealer implements OnApplicationBootstrap {
   constructor(
-    @Inject(SEALED_COLUMNS) private readonly columns: SealedColumn[],
+    private readonly discovery: DiscoveryService,
     private readonly totpBox: TotpSecretBox,
     private readonly ssoBox: SsoSecretBox,
     private readonly streamBox: StreamSecretBox,
@@ -63,7 +65,7 @@ export class SealedColumnsResealer implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    for (const column of this.columns) {
+    for (const column of this.columns()) {
       const { resealed, unreadable } = await this.resealColumn(column);
       if (resealed > 0) this.logger.info({ column: column.name, resealed }, 'stored secrets sealed with the new key');
       if (unreadable > 0) {
@@ -73,6 +75,15 @@ export class SealedColumnsResealer implements OnApplicationBootstrap {
         );
       }
     }
+  }
+
+  /** The TOTP secrets, then every column a module marked (once each, by name). */
+  private columns(): SealedColumn[] {
+    const byName = new Map<string, SealedColumn>([[TOTP_SECRETS.name, TOTP_SECRETS]]);
+    for (const { meta } of discover<unknown, SealedColumn>(this.discovery, SealsColumn)) {
+      if (!byName.has(meta.name)) byName.set(meta.name, meta);
+    }
+    return [...byName.values()];
   }
 
   async resealColumn(column: SealedColumn): Promise<{ resealed: number; unreadable: number }> {

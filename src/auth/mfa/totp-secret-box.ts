@@ -37,8 +37,8 @@ function ownKey(encryptionKey: Buffer, purpose: SealPurpose): SealingKey {
 }
 
 /**
- * Secrets at rest (TOTP secrets, SSO client secrets, event-stream secrets; any column listed in
- * SEALED_COLUMNS): AES-256-GCM. The key is ENCRYPTION_KEY when set, else derived (HKDF-SHA256) from the JWT
+ * Secrets at rest (TOTP secrets, SSO client secrets, event-stream secrets; any column marked
+ * @SealsColumn): AES-256-GCM. The key is ENCRYPTION_KEY when set, else derived (HKDF-SHA256) from the JWT
  * secret as before, each per purpose. A sealed value names the key that sealed it, so every configured key still
  * opens what it sealed: the JWT secrets (JWT_SECRET, JWT_PREVIOUS_SECRETS) after ENCRYPTION_KEY is set, until
  * the re-encryption at start (sealed-columns.ts) has moved everything over. `open` says when a value should be
