@@ -8,7 +8,8 @@ import { dirname, join, resolve } from 'node:path';
  * runs on two branches with two names, each branch changes no shared file but src/features.ts (and its rows of
  * docs/feature-modules.md), git merges the two without a conflict (both files merge=union, .gitattributes), and the
  * result passes the checks `npm test` runs on code: typecheck, ESLint, Prettier, the folder rules, and the unit
- * and repository jest projects. Nothing here needs a database; it sits with the other generator test.
+ * and repository jest projects; the built TypeORM CLI (ormconfig.ts) then lists both modules' migrations. Only
+ * that step opens a database (an embedded one, in the temporary folder); it sits with the other generator test.
  */
 const ROOT = resolve(__dirname, '..');
 const BIN = join(ROOT, 'node_modules', '.bin');
@@ -35,8 +36,8 @@ describe('two modules generated on two branches', () => {
   afterAll(() => rmSync(dirname(repo), { recursive: true, force: true }));
 
   /** A child process in the repository, without this jest run's variables (its run id names shared folders). */
-  const run = (command: string, args: string[]) => {
-    const env = { ...process.env };
+  const run = (command: string, args: string[], extraEnv: Record<string, string> = {}) => {
+    const env = { ...process.env, ...extraEnv };
     for (const name of ['JEST_RUN_ID', 'JEST_WORKER_ID', 'TEST_DB', 'NODE_ENV']) delete env[name];
     const result = spawnSync(command, args, { cwd: repo, env, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
     return { status: result.status, out: `${result.stdout}${result.stderr}` };
@@ -113,5 +114,14 @@ describe('two modules generated on two branches', () => {
     expect(tests.out).toMatch(/✓ of the feature module notes match its reviewed table/);
     expect(tests.out).toMatch(/✓ of the feature module memos match its reviewed table/);
     expect(tests.out).toMatch(/Tests:\s+4 failed, (\d+ skipped, )?\d+ passed, \d+ total/);
+
+    // The migration CLI's DataSource (ormconfig.ts, built) reads the same list: both modules' migrations are due.
+    expectSuccess(run(join(BIN, 'tsc'), ['-p', 'tsconfig.build.json']));
+    const cli = join(repo, 'node_modules', 'typeorm', 'cli.js');
+    const show = run(process.execPath, [cli, '-d', 'dist/ormconfig.js', 'migration:show'], {
+      DATA_DIR: join(dirname(repo), 'data'),
+    });
+    expect(show.out).toMatch(/^\[ \] CreateNotes\d{13}$/m);
+    expect(show.out).toMatch(/^\[ \] CreateMemos\d{13}$/m);
   }, 300_000);
 });
