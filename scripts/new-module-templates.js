@@ -2,6 +2,10 @@
  * The files `npm run new:module` writes (scripts/new-module.js): a two-route module in the shape of
  * src/products/, with one example text field `name` to replace. `n` holds the derived names.
  */
+/** One line of the route table, as test/support/route-rules.ts's describeRule writes it. */
+const route = (n, method, permission, limit) =>
+  `${`${method} /v1/${n.group}`.padEnd(46)} ${`permission ${n.group}:${permission}`.padEnd(45)} ${n.group}: ${limit} per 3 s`;
+
 module.exports = (n, stamp, migration) => ({
   [`src/${n.folder}/${n.singular}.entity.ts`]: `import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 
@@ -144,15 +148,23 @@ export class ${n.Plural}Controller {
 `,
 
   [`src/${n.folder}/${n.folder}.module.ts`]: `import { Module } from '@nestjs/common';
+import { Feature } from '../common/feature/feature';
+import { ${migration} } from '../database/migrations/${stamp}-Create${n.Plural}';
+import { ${n.Singular} } from './${n.singular}.entity';
 import { ${n.Plural}Controller } from './${n.folder}.controller';
 import { ${n.Plural}Service } from './${n.folder}.service';
 
+/** /v1/${n.group}. Listed in src/features.ts; its tables and migrations are the ones named here. */
+@Feature({ entities: [${n.Singular}], migrations: [${migration}] })
 @Module({
   controllers: [${n.Plural}Controller],
   providers: [${n.Plural}Service],
 })
 export class ${n.Plural}Module {}
 `,
+
+  // The reviewed route table of the module (src/app-routes.spec.ts compares it with the decorators).
+  [`src/${n.folder}/${n.folder}.routes.txt`]: `${route(n, 'GET', 'read', 30)}\n${route(n, 'POST', 'write', 15)}\n`,
 
   [`test/${n.folder}.e2e-spec.ts`]: `import { currentTestDatabase } from './support/databases';
 import { expectError, expectInvalid } from './support/expectations';

@@ -2,7 +2,8 @@
 /**
  * `npm run new:module -- <plural-kebab-name> [<singular-kebab-name>]`, e.g. `npm run new:module -- notes`:
  * writes a working two-route feature module (GET and POST /v1/<group>, company-scoped, one table) the way
- * docs/adding-a-feature-module.md describes, and registers it in the shared lists, adding lines only. The
+ * docs/adding-a-feature-module.md describes, and registers it with one line of src/features.ts (plus its rows of
+ * docs/feature-modules.md); both are merged with merge=union, so modules added on two branches merge cleanly. The
  * result typechecks, lints and passes its own e2e test before you change anything; you then replace the
  * example field `name` with yours. test/new-module.embedded-only.e2e-spec.ts checks exactly that.
  */
@@ -53,16 +54,10 @@ function insertLine(path, afterPattern, beforePattern, line) {
   writeFileSync(join(ROOT, path), lines.join('\n'));
 }
 
-function insertImport(path, line) {
-  const lines = read(path).split('\n');
-  const last = lines.reduce((at, l, i) => (/^import .* from '.*';$/.test(l) ? i : at), -1);
-  lines.splice(last + 1, 0, line);
-  writeFileSync(join(ROOT, path), lines.join('\n'));
-}
-
 if (existsSync(join(ROOT, 'src', n.folder))) fail(`src/${n.folder} exists already`);
-const permissions = read('src/permissions/permission.ts');
-if (permissions.includes(`'${n.group}:read'`)) fail(`the permission ${n.group}:read exists already`);
+for (const catalogue of ['src/permissions/permission.ts', 'src/features.ts']) {
+  if (read(catalogue).includes(`'${n.group}:read'`)) fail(`the permission ${n.group}:read exists already`);
+}
 
 // A timestamp later than every existing migration, so the new one runs last.
 const stamps = readdirSync(join(ROOT, 'src/database/migrations'))
@@ -74,61 +69,33 @@ const migration = `Create${n.Plural}${stamp}`;
 console.log(`new:module ${n.folder}: /v1/${n.group}, permissions ${n.group}:read and ${n.group}:write`);
 for (const [path, text] of Object.entries(require('./new-module-templates')(n, stamp, migration))) write(path, text);
 
-insertImport('src/database/entities.ts', `import { ${n.Singular} } from '../${n.folder}/${n.singular}.entity';`);
-insertLine('src/database/entities.ts', /^export const ENTITIES = \[$/, /^\];$/, `  ${n.Singular},`);
-insertImport('src/database/migrations/index.ts', `import { ${migration} } from './${stamp}-Create${n.Plural}';`);
-insertLine('src/database/migrations/index.ts', /^export const MIGRATIONS = \[$/, /^\];$/, `  ${migration},`);
-insertImport('src/app.module.ts', `import { ${n.Plural}Module } from './${n.folder}/${n.folder}.module';`);
-insertLine('src/app.module.ts', /^ {6}imports: \[$/, /^ {6}\],$/, `        ${n.Plural}Module,`);
+// The one shared list: a line of src/features.ts (merge=union, so another branch's line merges beside it). The
+// permission catalogue, the data source, the app module and the route test find the module from it.
 insertLine(
-  'src/permissions/permission.ts',
-  /^export const PERMISSIONS = \[$/,
-  /^\] as const;$/,
-  `  '${n.group}:read',`,
+  'src/features.ts',
+  /^export const FEATURES = \[$/,
+  /^\] as const satisfies/,
+  `  { folder: '${n.folder}', permissions: { '${n.group}:read': 'See ${n.words}', '${n.group}:write': 'Add ${n.words}' } },`,
 );
+// docs/feature-modules.md (merge=union too): the permissions rows (test/repository/permissions-documented.spec.ts
+// compares them with src/features.ts), the APIs row and the layout line (test/repository/architecture-layout.spec.ts).
 insertLine(
-  'src/permissions/permission.ts',
-  /^export const PERMISSIONS = \[$/,
-  /^\] as const;$/,
-  `  '${n.group}:write',`,
-);
-insertLine(
-  'src/permissions/permission.ts',
-  /^export const PERMISSION_LABELS/,
-  /^\};$/,
-  `  '${n.group}:read': 'See ${n.words}',\n  '${n.group}:write': 'Add ${n.words}',`,
-);
-// The reviewed route table (src/app-routes.spec.ts) gets the two routes as they are generated; review them
-// there when you change a route's access rule or limit.
-const route = (method, permission, limit) =>
-  `${`${method} /v1/${n.group}`.padEnd(46)} ${`permission ${n.group}:${permission}`.padEnd(45)} ${n.group}: ${limit} per 3 s`;
-insertLine(
-  'src/app-routes.spec.ts',
-  /^const EXPECTED = `$/,
-  /^`;$/,
-  `${route('GET', 'read', 30)}\n${route('POST', 'write', 15)}`,
-);
-// docs/api.md: two rows of the permissions table (test/repository/permissions-documented.spec.ts compares it with
-// src/permissions/permission.ts) and a row of the Feature APIs table.
-insertLine(
-  'docs/api.md',
-  /^\| permission \| what it allows/,
+  'docs/feature-modules.md',
+  /^<!-- generated: feature permissions /,
   /^$/,
   `| \`${n.group}:read\` | See ${n.words} |\n| \`${n.group}:write\` | Add ${n.words} |`,
 );
 insertLine(
-  'docs/api.md',
+  'docs/feature-modules.md',
   /^\| routes \| permission \| notes \|$/,
   /^$/,
   `| \`GET/POST /v1/${n.group}\` | \`${n.group}:read\` / \`${n.group}:write\` | ${n.words} of the company |`,
 );
-// docs/architecture.md: the folder's row of the layout (test/repository/architecture-layout.spec.ts).
 insertLine(
-  'docs/architecture.md',
+  'docs/feature-modules.md',
   /^src\/$/,
-  /^ {2}health\/ /,
+  /^```$/,
   `  ${`${n.folder}/`.padEnd(22)}  /v1/${n.group}: ${n.words} of the company (generated by new:module)`,
 );
-console.log('  registered in src/database/entities.ts, src/database/migrations/index.ts, src/app.module.ts,');
-console.log('  src/permissions/permission.ts, src/app-routes.spec.ts, docs/api.md, docs/architecture.md');
+console.log('  registered in src/features.ts and docs/feature-modules.md (one line each per table)');
 console.log('Next: docs/adding-a-feature-module.md, "2. Make it yours".');

@@ -1,8 +1,13 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describeRule, routeRules } from '../test/support/route-rules';
+import { featureModules } from './feature-modules';
 
 /**
  * Every route's access rule and rate-limit rule, read from the decorators without a database or an app. A new
  * route, or a changed rule, changes this table: review the line, then update it here in the same commit.
+ * The routes of a feature module of src/features.ts are reviewed in its own `src/<folder>/<folder>.routes.txt`
+ * (written by `npm run new:module`), so adding a module does not edit this file.
  * (The working-company switch also has its own 10 per 60 s per employee, enforced by CompanySwitchService.)
  */
 const EXPECTED = `
@@ -98,8 +103,21 @@ PUT /v1/sso/connection                         permission *, JWT only, step-up  
 PUT /v1/users/:id/permissions                  permission users:write, step-up               users: 15 per 3 s
 `;
 
+const sortedLines = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .filter((line) => line !== '')
+    .sort((a, b) => a.localeCompare(b));
+
 describe('route rules', () => {
   const rules = routeRules();
+  const features = featureModules().map((feature) => ({
+    ...feature,
+    controllers: (Reflect.getMetadata('controllers', feature.module) ?? []) as { name: string }[],
+  }));
+  const featureOf = (controller: string) =>
+    features.find((feature) => feature.controllers.some((declared) => declared.name === controller));
 
   it('every route declares an access rule', () => {
     expect(rules.filter((rule) => rule.auth === undefined).map((rule) => rule.route)).toEqual([]);
@@ -107,9 +125,18 @@ describe('route rules', () => {
 
   it('match the reviewed table', () => {
     // Compared as sorted lines: a new line may be pasted anywhere, and a failure names only the lines that differ.
-    const expected = EXPECTED.trim()
-      .split('\n')
-      .sort((a, b) => a.localeCompare(b));
-    expect(rules.map(describeRule).sort((a, b) => a.localeCompare(b))).toEqual(expected);
+    const shared = rules.filter((rule) => !featureOf(rule.controller));
+    expect(shared.map(describeRule).sort((a, b) => a.localeCompare(b))).toEqual(sortedLines(EXPECTED));
   });
+
+  // (jest refuses an empty table: with no feature module there is nothing to compare.)
+  if (features.length > 0)
+    it.each(features.map((feature) => [feature.folder]))(
+      'of the feature module %s match its reviewed table (src/<folder>/<folder>.routes.txt)',
+      (folder) => {
+        const own = rules.filter((rule) => featureOf(rule.controller)?.folder === folder);
+        const reviewed = readFileSync(join(__dirname, folder, `${folder}.routes.txt`), 'utf8');
+        expect(own.map(describeRule).sort((a, b) => a.localeCompare(b))).toEqual(sortedLines(reviewed));
+      },
+    );
 });

@@ -15,6 +15,7 @@ import type { AppConfig } from './config/app-config';
 import { CompanyModule } from './company/company.module';
 import { CoreModule } from './core.module';
 import { EmployeeModule } from './employee/employee.module';
+import { featureModules } from './feature-modules';
 import { FilesModule } from './files/files.module';
 import { HealthModule } from './health/health.module';
 import { MarketingConversationsModule } from './marketing-conversations/marketing-conversations.module';
@@ -67,6 +68,8 @@ export class AppModule {
         AuditEventsModule,
         ScimModule,
         EventStreamsModule,
+        // The modules added with `npm run new:module` (src/features.ts).
+        ...featureModules().map((feature) => feature.module),
       ],
       providers: [
         DatabaseOutageLog,

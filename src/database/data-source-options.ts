@@ -1,5 +1,6 @@
 import type { DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
+import { featureModules } from '../feature-modules';
 import { DiscardOnTimeoutClient } from './discard-on-timeout-client';
 import { createEmbeddedPgDriver } from './embedded/embedded-pg-driver';
 import { ENTITIES } from './entities';
@@ -12,12 +13,19 @@ import { QueryCounter } from './query-counter';
  *
  * `direct`: the database itself (`DATABASE_DIRECT_URL` when set) for what needs a session of its own (the
  * migrations); one connection is enough there.
+ *
+ * Entities and migrations: the shared lists of entities.ts and migrations/index.ts, then those each feature module
+ * of src/features.ts declares with `@Feature` (TypeORM runs migrations in timestamp order whatever the list's).
  */
 export function buildDataSourceOptions(config: AppConfig, target: 'pooled' | 'direct' = 'pooled'): DataSourceOptions {
+  const features = featureModules();
   const common = {
     type: 'postgres' as const,
-    entities: ENTITIES,
-    migrations: MIGRATIONS,
+    entities: [...ENTITIES, ...features.flatMap((feature) => feature.entities)] as DataSourceOptions['entities'],
+    migrations: [
+      ...MIGRATIONS,
+      ...features.flatMap((feature) => feature.migrations),
+    ] as DataSourceOptions['migrations'],
     migrationsTableName: 'schema_migrations',
     synchronize: false,
     migrationsRun: false,

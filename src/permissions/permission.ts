@@ -1,5 +1,7 @@
-/** The permissions of docs/contract.md; `*` grants all of them. */
-export const PERMISSIONS = [
+import { FEATURES } from '../features';
+
+/** The permissions of docs/contract.md, before those of the feature modules (src/features.ts); `*` grants all. */
+const CORE_PERMISSIONS = [
   'users:read',
   'users:write',
   'products:read',
@@ -15,14 +17,26 @@ export const PERMISSIONS = [
   'tokens:introspect',
 ] as const;
 
-export type Permission = (typeof PERMISSIONS)[number];
+type CorePermission = (typeof CORE_PERMISSIONS)[number];
+type FeaturePermissionOf<F> = F extends { readonly permissions: infer P } ? keyof P & string : never;
+/** A permission a feature module of src/features.ts brings, one of its line's `permissions`. */
+export type FeaturePermission = FeaturePermissionOf<(typeof FEATURES)[number]>;
+export type Permission = CorePermission | FeaturePermission;
+
+/** The feature modules' permissions, in the order of src/features.ts. */
+export const FEATURE_PERMISSIONS: readonly FeaturePermission[] = FEATURES.flatMap(
+  (feature: { permissions: Readonly<Record<string, string>> }) =>
+    Object.keys(feature.permissions) as FeaturePermission[],
+);
+/** Every permission: the contract's, then the feature modules'. */
+export const PERMISSIONS: readonly Permission[] = [...CORE_PERMISSIONS, ...FEATURE_PERMISSIONS];
 
 /**
  * What each permission lets a holder do, as the administration page shows it. Beside the names so that a new
  * permission is one edit here: the page imports both (admin/src/permissions.ts), and a name without a label
  * does not compile.
  */
-export const PERMISSION_LABELS: Record<Permission, string> = {
+const CORE_PERMISSION_LABELS: Record<CorePermission, string> = {
   'users:read': 'See employees',
   'users:write': 'Add employees, change permissions',
   'products:read': 'See products',
@@ -37,6 +51,11 @@ export const PERMISSION_LABELS: Record<Permission, string> = {
   'sso:manage': 'Manage single sign-on and SCIM tokens',
   'tokens:introspect': 'Introspect tokens (for other services)',
 };
+export const PERMISSION_LABELS = Object.assign(
+  {},
+  CORE_PERMISSION_LABELS,
+  ...FEATURES.map((feature: { permissions: Readonly<Record<string, string>> }) => feature.permissions),
+) as Record<Permission, string>;
 export const ALL_PERMISSIONS = '*';
 export type Grant = Permission | typeof ALL_PERMISSIONS;
 /** Every grant by name, `*` last: the values a request may send (and the OpenAPI enum of such fields). */

@@ -9,7 +9,8 @@ const GUIDE = 'docs/adding-a-feature-module.md';
 
 describe("docs/architecture.md's layout", () => {
   it('lists every folder of src/, once, with what it owns, and nothing that does not exist', () => {
-    expect(layoutProblems(ROOT, read('docs/architecture.md'))).toEqual([]);
+    // The feature modules' folders are listed in docs/feature-modules.md, so adding one edits no shared layout.
+    expect(layoutProblems(ROOT, read('docs/architecture.md'), read('docs/feature-modules.md'))).toEqual([]);
   });
 
   it('is read as entries (a sanity check of the reader on the real document)', () => {

@@ -29,9 +29,12 @@ export function layoutEntries(markdown: string): LayoutEntry[] {
   return entries;
 }
 
-/** What is wrong with docs/architecture.md's layout against the tree at `root`: every line a problem, none when it matches. */
-export function layoutProblems(root: string, markdown: string): string[] {
-  const entries = layoutEntries(markdown);
+/**
+ * What is wrong with docs/architecture.md's layout (with the layouts of `more` documents, e.g.
+ * docs/feature-modules.md) against the tree at `root`: every line a problem, none when it matches.
+ */
+export function layoutProblems(root: string, markdown: string, ...more: string[]): string[] {
+  const entries = [markdown, ...more].flatMap(layoutEntries);
   const problems: string[] = [];
   if (entries.length === 0) return ['docs/architecture.md has no layout block under "## Layout"'];
   for (const { path, description } of entries) {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ERROR_CATALOG } from '../../src/common/errors/error-catalog';
 import { ErrorCode } from '../../src/common/errors/error-codes';
-import { PERMISSION_LABELS, PERMISSIONS } from '../../src/permissions/permission';
+import { FEATURE_PERMISSIONS, PERMISSION_LABELS, PERMISSIONS, type Permission } from '../../src/permissions/permission';
 
 /**
  * The tables of docs/ that are produced from the code. Each sits right after a marker line
@@ -28,9 +28,14 @@ export function generatedTable(markdown: string, name: string): string {
 
 const cell = (text: string) => text.replace(/\|/g, '\\|');
 
-/** Every permission of src/permissions/permission.ts with the label the administration page shows for it. */
-export function permissionsTable(): string {
-  const rows = PERMISSIONS.map((permission) => `| \`${permission}\` | ${cell(PERMISSION_LABELS[permission])} |`);
+/**
+ * The permissions of src/permissions/permission.ts (`'core'`: the contract's, in docs/api.md; `'features'`: those
+ * of the modules of src/features.ts, in docs/feature-modules.md) with the label the administration page shows.
+ */
+export function permissionsTable(which: 'core' | 'features' = 'core'): string {
+  const feature = new Set<Permission>(FEATURE_PERMISSIONS);
+  const listed = PERMISSIONS.filter((permission) => feature.has(permission) === (which === 'features'));
+  const rows = listed.map((permission) => `| \`${permission}\` | ${cell(PERMISSION_LABELS[permission])} |`);
   return ['| permission | what it allows (as the administration page names it) |', '|---|---|', ...rows].join('\n');
 }
 
