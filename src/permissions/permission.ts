@@ -1,7 +1,7 @@
 import { FEATURES } from '../features';
 
 /** The permissions of docs/contract.md, before those of the feature modules (src/features.ts); `*` grants all. */
-const CORE_PERMISSIONS = [
+export const CORE_PERMISSIONS = [
   'users:read',
   'users:write',
   'products:read',
