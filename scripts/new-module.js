@@ -5,7 +5,7 @@
  * docs/adding-a-feature-module.md describes, and registers it with one line of src/features.ts (plus its rows of
  * docs/feature-modules.md); both are merged with merge=union, so modules added on two branches merge cleanly. The
  * result typechecks, lints and passes its own e2e test before you change anything; you then replace the
- * example field `name` with yours. test/new-module.embedded-only.e2e-spec.ts checks exactly that.
+ * example field `name` with yours. test/new-module-merge.embedded-only.e2e-spec.ts checks exactly that, for two modules on two branches.
  */
 const { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');

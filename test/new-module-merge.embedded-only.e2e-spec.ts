@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
 /**
- * Two teams each add a module at once: in a git repository made from this working tree, `npm run new:module`
+ * docs/adding-a-feature-module.md followed literally, by two teams each adding a module at once: in a git repository made from this working tree, `npm run new:module`
  * runs on two branches with two names, each branch changes no shared file but src/features.ts (and its rows of
  * docs/feature-modules.md), git merges the two without a conflict (both files merge=union, .gitattributes), and the
  * result passes the checks `npm test` runs on code: typecheck, ESLint, Prettier, the folder rules, and the unit
- * and repository jest projects; the built TypeORM CLI (ormconfig.ts) then lists both modules' migrations. Only
+ * and repository jest projects, and each module's own generated e2e test; the built TypeORM CLI (ormconfig.ts) then lists both modules' migrations. Only
  * that step opens a database (an embedded one, in the temporary folder); it sits with the other generator test.
  */
 const ROOT = resolve(__dirname, '..');
@@ -55,7 +55,11 @@ describe('two modules generated on two branches', () => {
   /** On a new branch from `base`: `npm run new:module -- <name>`, committed; answers the files it changed. */
   const generateOnBranch = (name: string): string[] => {
     git('checkout', '-q', '-b', name, 'base');
-    expectSuccess(run('npm', ['run', '-s', 'new:module', '--', name]));
+    const generated = expectSuccess(run('npm', ['run', '-s', 'new:module', '--', name]));
+    expect(generated).toContain(`created src/${name}/${name}.controller.ts`);
+    expect(generated).toContain(`created test/${name}.e2e-spec.ts`);
+    // The module's own files, its migration and the one shared list (docs/feature-modules.md is not code).
+    expect(generated).toContain('registered in src/features.ts and docs/feature-modules.md');
     git('add', '-A');
     git('commit', '-q', '-m', `new:module ${name}`);
     return git('diff', '--name-status', 'base', name).trim().split('\n');
@@ -109,6 +113,20 @@ describe('two modules generated on two branches', () => {
     expect(tests.out).toMatch(/✓ of the feature module notes match its reviewed table/);
     expect(tests.out).toMatch(/✓ of the feature module memos match its reviewed table/);
     expect(tests.out).toMatch(/Tests:\s+(\d+ skipped, )?\d+ passed, \d+ total/);
+
+    // Each module's own generated e2e test, as the guide runs it: the scaffold works end to end.
+    const own = run(join(BIN, 'jest'), [
+      '--selectProjects',
+      'e2e-embedded',
+      '--maxWorkers=1',
+      '--',
+      'test/notes.e2e',
+      'test/memos.e2e',
+    ]);
+    expectSuccess(own);
+    expect(own.out).toContain('test/notes.e2e-spec.ts');
+    expect(own.out).toContain('test/memos.e2e-spec.ts');
+    expect(own.out).toMatch(/Tests:\s+\d+ passed, \d+ total/);
 
     // The migration CLI's DataSource (ormconfig.ts, built) reads the same list: both modules' migrations are due.
     expectSuccess(run(join(BIN, 'tsc'), ['-p', 'tsconfig.build.json']));

@@ -2,20 +2,36 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import type { LookupAddress } from 'node:dns';
 import { Resolver } from 'node:dns/promises';
 import { createSocket } from 'node:dgram';
+import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { HostResolver } from '../../src/common/outbound/pinned-request';
 
 const DNSMASQ = process.env.DNSMASQ_BIN ?? '/usr/sbin/dnsmasq';
 
-/** A free loopback UDP port (DNS is asked over UDP first). */
-export function freeUdpPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const socket = createSocket('udp4');
-    socket.once('error', reject);
-    socket.bind(0, '127.0.0.1', () => {
-      const { port } = socket.address();
-      socket.close(() => resolve(port));
-    });
+/**
+ * A loopback port free for both UDP and TCP (dnsmasq listens on both), below the kernel's ephemeral range
+ * (32768–60999): a port from bind(0) lies inside it, and between two starts of one server (publishing restarts
+ * it on its port) an outgoing connection or DNS query of any process could take it as its own local port.
+ */
+export async function freeUdpPort(): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if ((await bindable(port, 'udp')) && (await bindable(port, 'tcp'))) return port;
+  }
+  throw new Error('no free loopback port for a DNS server in 20000–31999');
+}
+
+function bindable(port: number, kind: 'udp' | 'tcp'): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (kind === 'udp') {
+      const socket = createSocket('udp4');
+      socket.once('error', () => resolve(false));
+      socket.bind(port, '127.0.0.1', () => socket.close(() => resolve(true)));
+    } else {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    }
   });
 }
 
