@@ -14,34 +14,26 @@ const ENCRYPTION_KEY = randomBytes(32).toString('base64');
  */
 describe('ENCRYPTION_KEY set on two instances starting together', () => {
   let database: ProvisionedDatabase;
-  let t: TestApp | undefined;
   const clock = new ManualClock('2026-11-25T09:00:00Z');
-
-  async function restart(env: Record<string, string> = {}): Promise<TestApp> {
-    await t?.close();
-    t = await startTestApp({ database, clock, env });
-    return t;
-  }
 
   beforeAll(async () => {
     database = await provisionDatabase();
   });
-  afterAll(async () => {
-    await t?.close();
-    await database?.drop();
-  });
+  afterAll(() => database?.drop());
 
   it('two instances starting together re-encrypt 1,200 secrets between them, each exactly once', async () => {
-    const app = await restart();
-    const box = app.app.get(TotpSecretBox);
     const plains = Array.from({ length: 1200 }, (_, i) => `SECRET${String(i).padStart(6, '0')}AAAAAAAAAAAAAAAAAAAA`);
-    await app.app.get(DataSource).query(
-      `INSERT INTO employee (email, name, password_hash, totp_secret)
-       SELECT 'many' || n || '@example.test', 'Many', 'x', s FROM unnest($1::text[]) WITH ORDINALITY AS u(s, n)`,
-      [plains.map((plain) => box.seal(plain))],
-    );
-    await t!.close();
-    t = undefined;
+    const before = await startTestApp({ database, clock });
+    try {
+      const box = before.app.get(TotpSecretBox);
+      await before.app.get(DataSource).query(
+        `INSERT INTO employee (email, name, password_hash, totp_secret)
+         SELECT 'many' || n || '@example.test', 'Many', 'x', s FROM unnest($1::text[]) WITH ORDINALITY AS u(s, n)`,
+        [plains.map((plain) => box.seal(plain))],
+      );
+    } finally {
+      await before.close();
+    }
     const [a, b] = await Promise.all([
       startTestApp({ database, clock, env: { ENCRYPTION_KEY } }),
       startTestApp({ database, clock, env: { ENCRYPTION_KEY } }),

@@ -1,6 +1,6 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { auditRows } from './support/audit-rows';
-import { DnsServer, freeUdpPort } from './support/dns-server';
+import { DnsServer, freeDnsPort } from './support/dns-server';
 import { expectError } from './support/expectations';
 import { authed, createAccount, createCompanies, login } from './support/fixtures';
 import { JoseIdp } from './support/jose-idp';
@@ -181,7 +181,7 @@ describe('proving SSO e-mail domains when DNS fails', () => {
   });
 
   it.each([
-    ['nothing listens on its port', async () => `127.0.0.1:${await freeUdpPort()}`, /lookup .* failed/],
+    ['nothing listens on its port', async () => `127.0.0.1:${await freeDnsPort()}`, /lookup .* failed/],
     ['it never answers', async () => `127.0.0.1:${silent.address().port}`, /did not answer in time/],
   ])('answers 200 with the reason when %s, within 5 s, and proves nothing', async (_case, servers, reason) => {
     const { t, jwt } = await appAsking(await servers());

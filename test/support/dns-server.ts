@@ -13,7 +13,7 @@ const DNSMASQ = process.env.DNSMASQ_BIN ?? '/usr/sbin/dnsmasq';
  * (32768–60999): a port from bind(0) lies inside it, and between two starts of one server (publishing restarts
  * it on its port) an outgoing connection or DNS query of any process could take it as its own local port.
  */
-export async function freeUdpPort(): Promise<number> {
+export async function freeDnsPort(): Promise<number> {
   for (let attempt = 0; attempt < 200; attempt++) {
     const port = 20_000 + Math.floor(Math.random() * 12_000);
     if ((await bindable(port, 'udp')) && (await bindable(port, 'tcp'))) return port;
@@ -58,7 +58,7 @@ export class DnsServer {
   private constructor(readonly port: number) {}
 
   static async start(txt: Record<string, string[]> = {}, addresses: Record<string, string[]> = {}): Promise<DnsServer> {
-    const server = new DnsServer(await freeUdpPort());
+    const server = new DnsServer(await freeDnsPort());
     for (const [name, values] of Object.entries(txt)) server.txt.set(name, values);
     for (const [name, values] of Object.entries(addresses)) server.addresses.set(name, values);
     await server.run();

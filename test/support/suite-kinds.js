@@ -4,7 +4,7 @@
  * puts them in projects of their own that run after the fast ones, so a red fast test fails CI in minutes; a
  * fast file that starts a process anyway is stopped by test/support/no-child-processes.ts.
  */
-const { readdirSync, readFileSync } = require('node:fs');
+const { existsSync, readdirSync, readFileSync } = require('node:fs');
 const { dirname, join, resolve } = require('node:path');
 
 const ROOT = join(__dirname, '..', '..');
@@ -15,15 +15,7 @@ const RELATIVE_IMPORT = /from '(\.{1,2}\/[^']+)'/g;
 
 function resolveLocal(from, specifier) {
   const base = resolve(dirname(from), specifier);
-  for (const candidate of [`${base}.ts`, `${base}.js`, join(base, 'index.ts')]) {
-    try {
-      readFileSync(candidate);
-      return candidate;
-    } catch {
-      // not this one
-    }
-  }
-  return undefined;
+  return [`${base}.ts`, `${base}.js`, join(base, 'index.ts')].find((candidate) => existsSync(candidate));
 }
 
 /** Whether a test file, or a test helper it imports (transitively, under test/), starts a process. */
