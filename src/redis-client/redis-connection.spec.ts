@@ -39,9 +39,12 @@ describe.each([
   const prefix = `conn-test-${process.pid}:`;
 
   function connect(): RedisConnection {
-    // The service's own options (redisOptions(): 500 ms command timeout), not a longer one: a command that stalls
-    // past it fails the service's check too, so it fails this test instead of passing here only.
-    const connection = openRedisConnection(parseRedisUrl(topology.url));
+    // The budget of this spec, stated: 5 s per command instead of the service's 500 ms. It checks exact counts
+    // across topologies and a failover, and an increment that timed out has an unknown outcome, which makes an
+    // exact count meaningless; with the service's 500 ms a command stalled past it on the loaded 2-core CI machine
+    // ("Command timed out", one run in four). The service's own deadlines and what it does when they pass are
+    // tested at their production values in the outage suites (redis-outage, redis-failover, shutdown-redis-down).
+    const connection = openRedisConnection(parseRedisUrl(topology.url), undefined, { commandTimeout: 5000 });
     connection.on('error', () => undefined);
     connections.push(connection);
     return connection;
@@ -85,7 +88,7 @@ describe.each([
   it('keeps exact shared buckets, counts live instances and carries messages; again after a master is lost', async () => {
     const redis = connect();
     await ready(redis);
-    const storage = new RedisRateLimitStorage(redis, { keyPrefix: `${prefix}rl:` });
+    const storage = new RedisRateLimitStorage(redis, { keyPrefix: `${prefix}rl:`, timeoutMs: 1000 });
     await exactBuckets(storage, 'before');
 
     for (let i = 0; i < 2; i++) {
