@@ -11,7 +11,7 @@ const THROTTLER_DECORATORS = [
     importNames: ['Throttle', 'SkipThrottle'],
     message:
       'The service does not run ThrottlerGuard, so this decorator would do nothing: use @RateLimit({ limits }) or ' +
-      '@NoRateLimit() from src/rate-limit/rate-limit.decorator.ts (docs/adding-a-feature-module.md).',
+      '@NoRateLimit() from src/access/rules/rate-limit.decorator.ts (docs/adding-a-feature-module.md).',
   },
 ];
 
@@ -36,7 +36,7 @@ export default tseslint.config(
   },
   {
     // The rate-limiting code itself may name them (e.g. to say why they are not used).
-    files: ['src/rate-limit/**', 'src/rate-limit-*/**', 'src/counters/**', 'src/rate-limiting/**'],
+    files: ['src/rate-limiting/**', 'src/platform/counters/**'],
     rules: { 'no-restricted-imports': 'off' },
   },
   {

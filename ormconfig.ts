@@ -1,9 +1,9 @@
 import 'reflect-metadata';
 import { DataSource, type Logger as TypeOrmLogger } from 'typeorm';
-import { loadConfig } from './src/config/app-config';
-import { loadEnvFile } from './src/config/env-file';
-import { buildDataSourceOptions } from './src/database/data-source-options';
-import { QueryCounter } from './src/database/query-counter';
+import { loadConfig } from './src/platform/config/app-config';
+import { loadEnvFile } from './src/platform/config/env-file';
+import { dataSourceOptions } from './src/data-source';
+import { QueryCounter } from './src/platform/database/query-counter';
 
 loadEnvFile();
 
@@ -38,4 +38,4 @@ class TypeOrmCliLogger implements TypeOrmLogger {
  * The DataSource of the TypeORM CLI (`npm run typeorm -- migration:show`), built from the same options as the
  * app's, so both always see the same database, entities and migrations.
  */
-export default new DataSource({ ...buildDataSourceOptions(loadConfig()), logger: new TypeOrmCliLogger() });
+export default new DataSource({ ...dataSourceOptions(loadConfig()), logger: new TypeOrmCliLogger() });

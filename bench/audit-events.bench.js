@@ -17,10 +17,10 @@ const { randomBytes } = require('node:crypto');
 require('reflect-metadata');
 const { Client } = require('pg');
 const { DataSource } = require('typeorm');
-const { AuditRetention } = require('../dist/src/audit/audit-retention.service');
-const { SystemClock } = require('../dist/src/common/clock/clock');
-const { loadConfig } = require('../dist/src/config/app-config');
-const { buildDataSourceOptions } = require('../dist/src/database/data-source-options');
+const { AuditRetention } = require('../dist/src/audit/recorder/audit-retention.service');
+const { SystemClock } = require('../dist/src/platform/common/clock/clock');
+const { loadConfig } = require('../dist/src/platform/config/app-config');
+const { dataSourceOptions } = require('../dist/src/data-source');
 const { startService, cli, killAll } = require('./lib/processes');
 
 const EVENTS = Number(process.env.AUDIT_BENCH_EVENTS ?? 1_000_000);
@@ -233,7 +233,7 @@ async function main() {
 
     // The job's own code in this process (the CLI's audit:purge runs the same, after booting Nest).
     const config = loadConfig(env);
-    const jobSource = await new DataSource(buildDataSourceOptions(config)).initialize();
+    const jobSource = await new DataSource(dataSourceOptions(config)).initialize();
     const retention = new AuditRetention(jobSource, new SystemClock(), config);
 
     let purging = true;

@@ -124,7 +124,7 @@ async function main() {
     };
 
     // Memory per live bucket, in the storage's key shape: `{prefix}rl:req:{ip|METHOD|group|token hash}`, whose
-    // value is the bucket's "empty again" instant in ms with three decimals (src/counters/redis-rate-limit.storage.ts).
+    // value is the bucket's "empty again" instant in ms with three decimals (src/platform/counters/redis-rate-limit.storage.ts).
     await redis.flushall();
     const before = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))[1]);
     const FILL = `

@@ -11,14 +11,14 @@
 const { randomUUID } = require('node:crypto');
 require('reflect-metadata');
 const { DataSource } = require('typeorm');
-const { AuditRecorder } = require('../dist/src/audit/audit-recorder.service');
-const { SystemClock } = require('../dist/src/common/clock/clock');
-const { createLogger } = require('../dist/src/common/logging/logger');
-const { AppMetrics } = require('../dist/src/common/metrics/app-metrics');
-const { loadConfig } = require('../dist/src/config/app-config');
-const { buildDataSourceOptions } = require('../dist/src/database/data-source-options');
-const { runPendingMigrationsFor } = require('../dist/src/database/migration-runner');
-const { StreamOutbox } = require('../dist/src/event-streams/stream-outbox');
+const { AuditRecorder } = require('../dist/src/audit/recorder/audit-recorder.service');
+const { SystemClock } = require('../dist/src/platform/common/clock/clock');
+const { createLogger } = require('../dist/src/platform/common/logging/logger');
+const { AppMetrics } = require('../dist/src/platform/common/metrics/app-metrics');
+const { loadConfig } = require('../dist/src/platform/config/app-config');
+const { dataSourceOptions, databaseSchema } = require('../dist/src/data-source');
+const { runPendingMigrationsFor } = require('../dist/src/platform/database/migration-runner');
+const { StreamOutbox } = require('../dist/src/audit/event-streams/stream-outbox');
 const { withFreshDatabase } = require('./lib/measure');
 
 const EVENTS = Number(process.env.STREAMS_BENCH_EVENTS ?? 2000);
@@ -45,9 +45,9 @@ async function main() {
   const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
   await withFreshDatabase(serverUrl, async (url) => {
     const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: url, JWT_SECRET: 'x'.repeat(32) });
-    const dataSource = await new DataSource(buildDataSourceOptions(config)).initialize();
+    const dataSource = await new DataSource(dataSourceOptions(config)).initialize();
     try {
-      await runPendingMigrationsFor(config, dataSource);
+      await runPendingMigrationsFor(config, databaseSchema(), dataSource);
       const [quiet, streamed] = await dataSource.query(
         `INSERT INTO company (name) VALUES ('No stream'), ('One stream') RETURNING id`,
       );

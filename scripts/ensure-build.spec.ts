@@ -29,11 +29,11 @@ function builtService(): Tree {
     .file('tsconfig.build.json', 1)
     .file('ormconfig.ts', 1)
     .file('src/main.ts', 2)
-    .file('src/users/users.service.ts', 2)
-    .file('src/users/users.service.spec.ts', 2)
+    .file('src/staff/users/users.service.ts', 2)
+    .file('src/staff/users/users.service.spec.ts', 2)
     .file('dist/ormconfig.js', 10)
     .file('dist/src/main.js', 10)
-    .file('dist/src/users/users.service.js', 10)
+    .file('dist/src/staff/users/users.service.js', 10)
     .file('dist/.tsbuildinfo', 10);
 }
 
@@ -57,13 +57,13 @@ describe('serverStaleBecause (whether `npm start` and the operator commands comp
   });
 
   it('names a source file edited after the build', () => {
-    tree = builtService().file('src/users/users.service.ts', 11);
-    expect(serverStaleBecause(tree.root)).toBe('src/users/users.service.ts is newer than its build');
+    tree = builtService().file('src/staff/users/users.service.ts', 11);
+    expect(serverStaleBecause(tree.root)).toBe('src/staff/users/users.service.ts is newer than its build');
   });
 
   it('names a new source file that has no output yet', () => {
-    tree = builtService().file('src/orders/orders.controller.ts', 3);
-    expect(serverStaleBecause(tree.root)).toBe('src/orders/orders.controller.ts is newer than its build');
+    tree = builtService().file('src/features/orders/orders.controller.ts', 3);
+    expect(serverStaleBecause(tree.root)).toBe('src/features/orders/orders.controller.ts is newer than its build');
   });
 
   it('rebuilds when there is no build, or the compiler settings changed', () => {
@@ -75,7 +75,7 @@ describe('serverStaleBecause (whether `npm start` and the operator commands comp
   });
 
   it('ignores files that are never built (specs), however new', () => {
-    tree = builtService().file('src/users/users.service.spec.ts', 20);
+    tree = builtService().file('src/staff/users/users.service.spec.ts', 20);
     expect(serverStaleBecause(tree.root)).toBeNull();
   });
 });

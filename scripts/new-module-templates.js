@@ -1,13 +1,13 @@
 /**
  * The files `npm run new:module` writes (scripts/new-module.js): a two-route module in the shape of
- * src/products/, with one example text field `name` to replace. `n` holds the derived names.
+ * src/features/products/, with one example text field `name` to replace. `n` holds the derived names.
  */
 /** One line of the route table, as test/support/route-rules.ts's describeRule writes it. */
 const route = (n, method, permission, limit) =>
   `${`${method} /v1/${n.group}`.padEnd(46)} ${`permission ${n.group}:${permission}`.padEnd(45)} ${n.group}: ${limit} per 3 s`;
 
 module.exports = (n, stamp, migration) => ({
-  [`src/${n.folder}/${n.singular}.entity.ts`]: `import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+  [`src/features/${n.folder}/${n.singular}.entity.ts`]: `import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 
 /** One ${n.word} of a company. */
 @Entity({ name: '${n.table}' })
@@ -26,7 +26,7 @@ export class ${n.Singular} {
 }
 `,
 
-  [`src/database/migrations/${stamp}-Create${n.Plural}.ts`]: `import { MigrationInterface, QueryRunner } from 'typeorm';
+  [`src/features/${n.folder}/migrations/${stamp}-Create${n.Plural}.ts`]: `import { MigrationInterface, QueryRunner } from 'typeorm';
 
 export class ${migration} implements MigrationInterface {
   name = '${migration}';
@@ -49,9 +49,9 @@ export class ${migration} implements MigrationInterface {
 }
 `,
 
-  [`src/${n.folder}/dto/${n.singular}.dto.ts`]: `import { ApiProperty } from '@nestjs/swagger';
+  [`src/features/${n.folder}/dto/${n.singular}.dto.ts`]: `import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Length, Matches } from 'class-validator';
-import { PageMetaDto } from '../../common/http/pagination';
+import { PageMetaDto } from '../../../platform/common/http/pagination';
 
 export class ${n.Singular}InputDto {
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'First ${n.word}' })
@@ -78,10 +78,10 @@ export class ${n.Singular}PageDto extends PageMetaDto {
 }
 `,
 
-  [`src/${n.folder}/${n.folder}.service.ts`]: `import { Injectable } from '@nestjs/common';
+  [`src/features/${n.folder}/${n.folder}.service.ts`]: `import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { Clock } from '../common/clock/clock';
-import { type Page, type PageQueryDto, toPage } from '../common/http/pagination';
+import { Clock } from '../../platform/common/clock/clock';
+import { type Page, type PageQueryDto, toPage } from '../../platform/common/http/pagination';
 import type { ${n.Singular}Dto, ${n.Singular}InputDto } from './dto/${n.singular}.dto';
 import { ${n.Singular} } from './${n.singular}.entity';
 
@@ -116,11 +116,11 @@ export class ${n.Plural}Service {
 }
 `,
 
-  [`src/${n.folder}/${n.folder}.controller.ts`]: `import { Body, Controller, Get, Post, Query } from '@nestjs/common';
+  [`src/features/${n.folder}/${n.folder}.controller.ts`]: `import { Body, Controller, Get, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Auth, CurrentPrincipal } from '../auth/auth.decorator';
-import type { Principal } from '../auth/credentials/principal';
-import { PageQueryDto } from '../common/http/pagination';
+import { Auth, CurrentPrincipal } from '../../access/rules/auth.decorator';
+import type { Principal } from '../../access/rules/principal';
+import { PageQueryDto } from '../../platform/common/http/pagination';
 import { ${n.Singular}Dto, ${n.Singular}InputDto, ${n.Singular}PageDto } from './dto/${n.singular}.dto';
 import { ${n.Plural}Service } from './${n.folder}.service';
 
@@ -147,9 +147,9 @@ export class ${n.Plural}Controller {
 }
 `,
 
-  [`src/${n.folder}/${n.folder}.module.ts`]: `import { Module } from '@nestjs/common';
-import { Feature } from '../common/feature/feature';
-import { ${migration} } from '../database/migrations/${stamp}-Create${n.Plural}';
+  [`src/features/${n.folder}/${n.folder}.module.ts`]: `import { Module } from '@nestjs/common';
+import { Feature } from '../../platform/common/feature/feature';
+import { ${migration} } from './migrations/${stamp}-Create${n.Plural}';
 import { ${n.Singular} } from './${n.singular}.entity';
 import { ${n.Plural}Controller } from './${n.folder}.controller';
 import { ${n.Plural}Service } from './${n.folder}.service';
@@ -164,7 +164,7 @@ export class ${n.Plural}Module {}
 `,
 
   // The reviewed route table of the module (src/app-routes.spec.ts compares it with the decorators).
-  [`src/${n.folder}/${n.folder}.routes.txt`]: `${route(n, 'GET', 'read', 30)}\n${route(n, 'POST', 'write', 15)}\n`,
+  [`src/features/${n.folder}/${n.folder}.routes.txt`]: `${route(n, 'GET', 'read', 30)}\n${route(n, 'POST', 'write', 15)}\n`,
 
   [`test/${n.folder}.e2e-spec.ts`]: `import { currentTestDatabase } from './support/databases';
 import { expectError, expectInvalid } from './support/expectations';

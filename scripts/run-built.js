@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict';
 /**
- * Runs a compiled entry point (`node scripts/run-built.js dist/src/cli/main.js [args...]`), compiling first only
+ * Runs a compiled entry point (`node scripts/run-built.js dist/src/cli.js [args...]`), compiling first only
  * when the build is missing or older than its sources. An operator command then starts in well under a second
  * instead of waiting for the compiler on every call.
  *

@@ -1,25 +1,22 @@
 /**
- * Two folder rules of scripts/check-boundaries.js that look past single imports.
+ * Two module rules of scripts/check-boundaries.js that look past single imports.
  *
- * folderCycles: the folders of src/ that reach each other through imports, whatever the length of the loop.
- * A pair is caught by the pair rule as well; a loop of three (a → b → c → a) only here.
+ * folderCycles: the modules of src/ (src/<area>/<module>) that reach each other through imports, whatever the
+ * length of the loop. A pair is caught by the pair rule as well; a loop of three (a → b → c → a) only here.
  *
- * tablesOutsideOwner: a table belongs to the folder of its entity (`@Entity({ name: 'membership' })` in
- * src/membership/ makes src/membership the owner). Only that folder may name the table, in any of the ways
+ * tablesOutsideOwner: a table belongs to the module of its entity (`@Entity({ name: 'membership' })` in
+ * src/accounts/membership/ makes src/accounts/membership the owner). Only that module may name the table, in any of the ways
  * TypeORM code reaches a table:
  *   - SQL in a string (upper-case keywords, as this code base writes them): FROM, JOIN, UPDATE, INTO, TABLE;
  *   - a query builder's table argument: `.from('membership', 'm')`, `.innerJoin('membership', …)`;
  *   - the entity class as a call's first argument: `getRepository(Membership)`, `manager.update(Membership, …)`,
  *     `@InjectRepository(Membership)`, `.from(Membership, …)`, or in `TypeOrmModule.forFeature([…])`.
- * Comments are not code and are skipped. Migrations (src/database/migrations/) are the schema's history and
+ * Comments are not code and are skipped. Migrations (any module's migrations/ folder) are the schema's history and
  * name every table; unit specs are tests. Files directly in src/ are the composition root.
  */
 const { readFileSync } = require('node:fs');
 
-const folderOf = (file) => {
-  const parts = file.split('/');
-  return parts[0] === 'src' && parts.length > 2 ? `src/${parts[1]}` : null;
-};
+const { moduleOf: folderOf } = require('./areas');
 
 /** Every elementary loop would be too many to read; one loop per strongly connected group is enough to act on. */
 function folderCycles(edges) {
@@ -162,7 +159,7 @@ function tablesOutsideOwner(files) {
   const found = [];
   for (const file of sources) {
     const folder = folderOf(file);
-    if (!folder || file.startsWith('src/database/migrations/')) continue;
+    if (!folder || /\/migrations\//.test(file)) continue;
     for (const table of tablesNamedIn(readFileSync(file, 'utf8'), tables, classes)) {
       const owner = tables.get(table);
       if (owner !== folder) found.push(`table-outside-owner: ${file} names ${table} (owned by ${owner})`);

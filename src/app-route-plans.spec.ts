@@ -1,12 +1,12 @@
-import { SystemClock } from './common/clock/clock';
+import { SystemClock } from './platform/common/clock/clock';
 import { AppModule } from './app.module';
-import { AuthGuard } from './auth/auth.guard';
-import type { CredentialService } from './auth/credentials/credential.service';
-import { controllersDeclaredBy } from './common/http/route-catalogue';
-import { type RoutePlan, RoutePlans } from './common/http/route-plan';
-import type { AppLogger } from './common/logging/logger';
-import type { AppConfig } from './config/app-config';
-import { RateLimitPolicy } from './rate-limit/rate-limit.policy';
+import { AuthGuard } from './identity/auth/auth.guard';
+import type { CredentialService } from './identity/auth/credentials/credential.service';
+import { controllersDeclaredBy } from './platform/common/http/route-catalogue';
+import { type RoutePlan, RoutePlans } from './platform/common/http/route-plan';
+import type { AppLogger } from './platform/common/logging/logger';
+import type { AppConfig } from './platform/config/app-config';
+import { RateLimitPolicy } from './rate-limiting/limiter/rate-limit.policy';
 
 /**
  * The route plan every guard reads, compiled once from the application's own routes: the access rule (AuthGuard),

@@ -135,7 +135,7 @@ describe('route rules', () => {
       'of the feature module %s match its reviewed table (src/<folder>/<folder>.routes.txt)',
       (folder) => {
         const own = rules.filter((rule) => featureOf(rule.controller)?.folder === folder);
-        const reviewed = readFileSync(join(__dirname, folder, `${folder}.routes.txt`), 'utf8');
+        const reviewed = readFileSync(join(__dirname, 'features', folder, `${folder}.routes.txt`), 'utf8');
         expect(own.map(describeRule).sort((a, b) => a.localeCompare(b))).toEqual(sortedLines(reviewed));
       },
     );

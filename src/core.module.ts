@@ -1,13 +1,15 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { ClockModule } from './common/clock/clock.module';
-import { LoggingModule } from './common/logging/logging.module';
-import type { AppLogger } from './common/logging/logger';
-import type { AppConfig } from './config/app-config';
-import { ConfigModule } from './config/config.module';
-import { DatabaseModule } from './database/database.module';
-import { MetricsRegistryModule } from './common/metrics/metrics-registry.module';
-import { CountersModule } from './counters/counters.module';
-import { RedisClientModule } from './redis-client/redis-client.module';
+import { ClockModule } from './platform/common/clock/clock.module';
+import { LoggingModule } from './platform/common/logging/logging.module';
+import type { AppLogger } from './platform/common/logging/logger';
+import type { AppConfig } from './platform/config/app-config';
+import { ConfigModule } from './platform/config/config.module';
+import { databaseSchema } from './data-source';
+import { DatabaseModule } from './platform/database/database.module';
+import { DatabaseSchemaModule } from './platform/database/schema';
+import { MetricsRegistryModule } from './platform/common/metrics/metrics-registry.module';
+import { CountersModule } from './platform/counters/counters.module';
+import { RedisClientModule } from './platform/redis-client/redis-client.module';
 
 /**
  * What both the HTTP service and the operator CLI stand on: configuration, logging, time, storage, and the
@@ -24,6 +26,7 @@ export class CoreModule {
         LoggingModule.forRoot(logger),
         ClockModule,
         MetricsRegistryModule,
+        DatabaseSchemaModule.forRoot(databaseSchema()),
         DatabaseModule,
         RedisClientModule,
         CountersModule,

@@ -1,6 +1,6 @@
 /**
  * The feature modules added with `npm run new:module`, one line per module: its folder (where
- * `src/<folder>/<folder>.module.ts` exports the module class, decorated with `@Feature` for its entities and
+ * `src/features/<folder>/<folder>.module.ts` exports the module class, decorated with `@Feature` for its entities and
  * migrations) and its permissions with the labels the administration page shows. The one shared file the
  * generator edits: `.gitattributes` merges it with `merge=union`, so two modules added on two branches merge
  * without a conflict (each branch adds one line). Plain data, no imports: the permission catalogue and the page
@@ -11,7 +11,7 @@ export const FEATURES = [
 ] as const satisfies readonly FeatureEntry[];
 
 export interface FeatureEntry {
-  /** kebab-case folder under src/, e.g. `notes`. */
+  /** kebab-case folder under src/features/, e.g. `notes`. */
   readonly folder: string;
   /** Permission name → what it lets a holder do (the administration page's label). */
   readonly permissions: Readonly<Record<string, string>>;

@@ -1,4 +1,4 @@
-import { applyHeapBound } from './bootstrap/heap-bound';
+import { applyHeapBound } from './operations/bootstrap/heap-bound';
 
 // Before anything else is loaded: the process may replace itself here with the heap bound applied (same PID).
 const unbounded = applyHeapBound();

@@ -2,15 +2,15 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
-import { configureApp } from './bootstrap/configure-app';
-import { beginShutdown } from './bootstrap/edge-errors';
-import { createHttpAdapter, NEST_APP_OPTIONS } from './bootstrap/http-adapter';
-import { createLogger } from './common/logging/logger';
-import { NestLogger } from './common/logging/nest-logger';
-import { ConfigError, loadConfig } from './config/app-config';
-import { loadEnvFile } from './config/env-file';
-import { keepDataDirPrivate } from './config/private-data-dir';
-import { DemoDataService } from './seed/demo-data.service';
+import { configureApp } from './operations/bootstrap/configure-app';
+import { beginShutdown } from './operations/bootstrap/edge-errors';
+import { createHttpAdapter, NEST_APP_OPTIONS } from './operations/bootstrap/http-adapter';
+import { createLogger } from './platform/common/logging/logger';
+import { NestLogger } from './platform/common/logging/nest-logger';
+import { ConfigError, loadConfig } from './platform/config/app-config';
+import { loadEnvFile } from './platform/config/env-file';
+import { keepDataDirPrivate } from './platform/config/private-data-dir';
+import { DemoDataService } from './operations/seed/demo-data.service';
 
 /** Starts the service; `unbounded` is main.ts's note when the heap bound could not be applied. */
 export async function serve(unbounded: string | undefined): Promise<void> {

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Page } from 'playwright-core';
-import { totpCodeAt } from '../src/auth/mfa/totp';
+import { totpCodeAt } from '../src/identity/auth/mfa/totp';
 import { type Browser, browserAvailable } from './support/browser';
 import { AdminPageRig } from './support/admin-page-rig';
 import type { RunningService } from './support/processes';

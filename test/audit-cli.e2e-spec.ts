@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { loadConfig } from '../src/config/app-config';
-import { buildDataSourceOptions } from '../src/database/data-source-options';
+import { loadConfig } from '../src/platform/config/app-config';
+import { dataSourceOptions } from '../src/data-source';
 import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
 import { CHILD_TEST_ENV, type Exited, killChildren, requireBuild, runCli } from './support/processes';
 
@@ -13,9 +13,7 @@ const NEW_PASSWORD = 'Audit-Cli-Next-9902';
 
 /** One statement against the test's database, through the same lock-aware driver as the CLI. */
 async function query<T>(db: ProvisionedDatabase, sql: string, parameters: unknown[] = []): Promise<T> {
-  const dataSource = await new DataSource(
-    buildDataSourceOptions(loadConfig({ ...CHILD_TEST_ENV, ...db.env })),
-  ).initialize();
+  const dataSource = await new DataSource(dataSourceOptions(loadConfig({ ...CHILD_TEST_ENV, ...db.env }))).initialize();
   try {
     return (await dataSource.query(sql, parameters)) as T;
   } finally {

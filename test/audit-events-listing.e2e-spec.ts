@@ -1,8 +1,8 @@
 import { DataSource } from 'typeorm';
-import type { AuditEventInput } from '../src/audit/audit-event';
-import { AuditRecorder } from '../src/audit/audit-recorder.service';
-import { AuditRetention } from '../src/audit/audit-retention.service';
-import { AppMetrics } from '../src/common/metrics/app-metrics';
+import type { AuditEventInput } from '../src/audit/recorder/audit-event';
+import { AuditRecorder } from '../src/audit/recorder/audit-recorder.service';
+import { AuditRetention } from '../src/audit/recorder/audit-retention.service';
+import { AppMetrics } from '../src/platform/common/metrics/app-metrics';
 import { currentTestDatabase } from './support/databases';
 import { expectError, expectInvalid } from './support/expectations';
 import { type Account, authed, createAccount, createCompanies, login } from './support/fixtures';

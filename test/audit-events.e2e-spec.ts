@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import type { AuditEventJson } from '../src/audit/audit-event-json';
-import { AuditEventsService } from '../src/audit/audit-events.service';
-import { AppMetrics } from '../src/common/metrics/app-metrics';
+import type { AuditEventJson } from '../src/audit/recorder/audit-event-json';
+import { AuditEventsService } from '../src/audit/recorder/audit-events.service';
+import { AppMetrics } from '../src/platform/common/metrics/app-metrics';
 import { currentTestDatabase } from './support/databases';
 import { type Account, authed, createAccount, createCompanies } from './support/fixtures';
 import { ManualClock } from './support/manual-clock';

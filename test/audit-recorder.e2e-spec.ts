@@ -1,8 +1,8 @@
 import { DataSource } from 'typeorm';
-import type { AuditEventInput } from '../src/audit/audit-event';
-import { AuditEvent } from '../src/audit/audit-event.entity';
-import { AuditRecorder } from '../src/audit/audit-recorder.service';
-import { AppMetrics } from '../src/common/metrics/app-metrics';
+import type { AuditEventInput } from '../src/audit/recorder/audit-event';
+import { AuditEvent } from '../src/audit/recorder/audit-event.entity';
+import { AuditRecorder } from '../src/audit/recorder/audit-recorder.service';
+import { AppMetrics } from '../src/platform/common/metrics/app-metrics';
 import { currentTestDatabase } from './support/databases';
 import { createCompanies } from './support/fixtures';
 import type { ManualClock } from './support/manual-clock';

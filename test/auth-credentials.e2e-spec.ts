@@ -1,8 +1,8 @@
 import { createHash, createHmac, createPublicKey, generateKeyPairSync, randomUUID } from 'node:crypto';
-import { signEdDsa } from '../src/auth/credentials/jws';
+import { signEdDsa } from '../src/platform/keys/jws';
 import { TEST_SIGNING_KEY } from './support/signing-keys';
 import { ManualClock } from './support/manual-clock';
-import { QueryCounter } from '../src/database/query-counter';
+import { QueryCounter } from '../src/platform/database/query-counter';
 import { type Account, createAccount, createCompanies, login, type LoginBody } from './support/fixtures';
 import { startTestApp, TEST_ENV, type TestApp } from './support/test-app';
 import { expectError } from './support/expectations';

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { operatorSocketPath } from '../src/cli/operator-socket';
+import { operatorSocketPath } from '../src/operations/cli/operator-socket';
 import {
   CHILD_TEST_ENV,
   killChildren,

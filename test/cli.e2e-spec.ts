@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
-import { loadConfig } from '../src/config/app-config';
-import { buildDataSourceOptions } from '../src/database/data-source-options';
+import { loadConfig } from '../src/platform/config/app-config';
+import { dataSourceOptions } from '../src/data-source';
 import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
 import { CHILD_TEST_ENV, type Exited, killChildren, requireBuild, runCli } from './support/processes';
 
@@ -18,7 +18,7 @@ const ALL_PASSWORDS = [PASSWORD, SECOND_PASSWORD, SHORT_PASSWORD, ...SPACED_PASS
 
 /** The rows the CLI can change, read straight from the database (through the same lock-aware driver). */
 async function snapshot(db: ProvisionedDatabase) {
-  const options = buildDataSourceOptions(loadConfig({ ...CHILD_TEST_ENV, ...db.env }));
+  const options = dataSourceOptions(loadConfig({ ...CHILD_TEST_ENV, ...db.env }));
   const dataSource = await new DataSource(options).initialize();
   try {
     return {

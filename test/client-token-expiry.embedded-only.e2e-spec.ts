@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { createStaffAuthClient, systemClock } from '../client/src';
-import { Clock } from '../src/common/clock/clock';
+import { Clock } from '../src/platform/common/clock/clock';
 import { createAccount, createCompanies } from './support/fixtures';
 import { startTestApp, type TestApp } from './support/test-app';
 

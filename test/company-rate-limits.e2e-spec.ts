@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
-import { putOverride } from '../src/rate-limit-overrides/override-records';
-import { RateLimitOverrides } from '../src/rate-limit-overrides/rate-limit-overrides';
+import { putOverride } from '../src/rate-limiting/overrides/override-records';
+import { RateLimitOverrides } from '../src/rate-limiting/overrides/rate-limit-overrides';
 import { createAccount, createCompanies, type LoginBody } from './support/fixtures';
 import { ManualClock } from './support/manual-clock';
 import { startTestApp, type TestApp } from './support/test-app';

@@ -1,4 +1,4 @@
-import { QueryCounter } from '../src/database/query-counter';
+import { QueryCounter } from '../src/platform/database/query-counter';
 import { type Account, authed, createAccount, createCompanies, login, type LoginBody } from './support/fixtures';
 import { ManualClock } from './support/manual-clock';
 import { startTestApp, type TestApp } from './support/test-app';

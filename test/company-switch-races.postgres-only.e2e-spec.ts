@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { removeMember } from '../src/users/member-removal';
+import { removeMember } from '../src/staff/users/member-removal';
 import { authed, createAccount, createCompanies, login, type LoginBody } from './support/fixtures';
 import { expectError } from './support/expectations';
 import { startTestApp, type TestApp } from './support/test-app';

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
-import { totpCodeAt } from '../src/auth/mfa/totp';
-import { insertPasswordlessEmployee } from '../src/employee/employee-records';
+import { totpCodeAt } from '../src/identity/auth/mfa/totp';
+import { insertPasswordlessEmployee } from '../src/accounts/employee/employee-records';
 import { auditRows } from './support/audit-rows';
 import { expectError } from './support/expectations';
 import { type Account, authed, createAccount, createCompanies, login } from './support/fixtures';

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { Response } from 'supertest';
-import { ApiKeyStrategy } from '../src/api-keys/api-key.strategy';
-import type { LookUpResult } from '../src/auth/credentials/credential-strategy';
-import { JwtStrategy } from '../src/sessions/jwt.strategy';
-import { QueryCounter } from '../src/database/query-counter';
+import { ApiKeyStrategy } from '../src/identity/api-keys/api-key.strategy';
+import type { LookUpResult } from '../src/identity/auth/credentials/credential-strategy';
+import { JwtStrategy } from '../src/identity/sessions/jwt.strategy';
+import { QueryCounter } from '../src/platform/database/query-counter';
 import { type Account, createAccount, createCompanies, login, type LoginBody } from './support/fixtures';
 import { ManualClock } from './support/manual-clock';
 import { startTestApp, type TestApp } from './support/test-app';

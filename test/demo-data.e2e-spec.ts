@@ -1,4 +1,4 @@
-import { DemoDataService } from '../src/seed/demo-data.service';
+import { DemoDataService } from '../src/operations/seed/demo-data.service';
 import { startTestApp, type TestApp } from './support/test-app';
 
 interface Listed<T> {

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
-import { ADMIN_PAGE_CSP } from '../src/bootstrap/admin-page';
+import { ADMIN_PAGE_CSP } from '../src/operations/bootstrap/admin-page';
 import { type Browser, browserAvailable, launchBrowser } from './support/browser';
 import { type Account, createAccount, createCompanies } from './support/fixtures';
 import { startTestApp, type TestApp } from './support/test-app';

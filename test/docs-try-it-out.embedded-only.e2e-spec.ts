@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
-import { DemoDataService } from '../src/seed/demo-data.service';
+import { DemoDataService } from '../src/operations/seed/demo-data.service';
 import { type Browser, browserAvailable, launchBrowser } from './support/browser';
 import { startTestApp, type TestApp } from './support/test-app';
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { totpCodeAt } from '../src/auth/mfa/totp';
+import { totpCodeAt } from '../src/identity/auth/mfa/totp';
 import { Webhook } from 'standardwebhooks';
-import { SsoSecretBox, StreamSecretBox, TotpSecretBox } from '../src/auth/mfa/totp-secret-box';
+import { SsoSecretBox, StreamSecretBox, TotpSecretBox } from '../src/platform/keys/secret-boxes';
 import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
 import { type Account, authed, createAccount, createCompanies, login } from './support/fixtures';
 import { JoseIdp } from './support/jose-idp';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { TotpSecretBox } from '../src/auth/mfa/totp-secret-box';
+import { TotpSecretBox } from '../src/platform/keys/secret-boxes';
 import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
 import { ManualClock } from './support/manual-clock';
 import { startTestApp, type TestApp } from './support/test-app';

@@ -1,9 +1,9 @@
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
-import type { AuditEventInput } from '../src/audit/audit-event';
-import { AuditRecorder } from '../src/audit/audit-recorder.service';
-import { AppMetrics } from '../src/common/metrics/app-metrics';
-import { StreamDeliverer } from '../src/event-streams/stream-deliverer';
+import type { AuditEventInput } from '../src/audit/recorder/audit-event';
+import { AuditRecorder } from '../src/audit/recorder/audit-recorder.service';
+import { AppMetrics } from '../src/platform/common/metrics/app-metrics';
+import { StreamDeliverer } from '../src/audit/event-streams/stream-deliverer';
 import { currentTestDatabase } from './support/databases';
 import { authed, createAccount, createCompanies, login } from './support/fixtures';
 import type { ManualClock } from './support/manual-clock';

@@ -1,8 +1,8 @@
 import { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
-import { loadConfig } from '../src/config/app-config';
-import { buildDataSourceOptions } from '../src/database/data-source-options';
+import { loadConfig } from '../src/platform/config/app-config';
+import { dataSourceOptions } from '../src/data-source';
 import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
 import { call, createFleetAccount, logIn, startFleet } from './support/fleet';
 import { PgBouncer } from './support/pgbouncer';
@@ -38,7 +38,7 @@ describe('security-event streams behind PgBouncer in transaction mode (two insta
       STREAMS_RETRY_BASE_MS: '1',
     });
     const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url!, JWT_SECRET: 'x'.repeat(32) });
-    dataSource = await new DataSource(buildDataSourceOptions(config)).initialize();
+    dataSource = await new DataSource(dataSourceOptions(config)).initialize();
   }, 90_000);
   afterAll(async () => {
     await killChildren();

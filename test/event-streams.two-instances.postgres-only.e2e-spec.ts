@@ -1,8 +1,8 @@
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
-import type { AuditEventInput } from '../src/audit/audit-event';
-import { loadConfig } from '../src/config/app-config';
-import { buildDataSourceOptions } from '../src/database/data-source-options';
+import type { AuditEventInput } from '../src/audit/recorder/audit-event';
+import { loadConfig } from '../src/platform/config/app-config';
+import { dataSourceOptions } from '../src/data-source';
 import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
 import { call, createFleetAccount, logIn, sleep, startFleet } from './support/fleet';
 import { streamRecorder } from './support/stream-recorder';
@@ -54,7 +54,7 @@ describe('security-event streams on two instances, one killed mid-delivery', () 
       STREAMS_RETRY_BASE_MS: '1',
     });
     const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url!, JWT_SECRET: 'x'.repeat(32) });
-    dataSource = await new DataSource(buildDataSourceOptions(config)).initialize();
+    dataSource = await new DataSource(dataSourceOptions(config)).initialize();
   }, 60_000);
   afterAll(async () => {
     await killChildren();

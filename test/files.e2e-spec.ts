@@ -4,8 +4,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { HOST_RESOLVER } from '../src/common/outbound/pinned-request';
-import { FILE_STORAGE, type FileStorage } from '../src/files/storage/file-storage';
+import { HOST_RESOLVER } from '../src/platform/common/outbound/pinned-request';
+import { FILE_STORAGE, type FileStorage } from '../src/features/files/storage/file-storage';
 import { DnsServer } from './support/dns-server';
 import { createAccount, createCompanies, login, type LoginBody } from './support/fixtures';
 import type { ManualClock } from './support/manual-clock';

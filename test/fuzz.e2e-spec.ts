@@ -2,10 +2,10 @@ import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as fc from 'fast-check';
 import { DataSource } from 'typeorm';
-import { HOST_RESOLVER } from '../src/common/outbound/pinned-request';
+import { HOST_RESOLVER } from '../src/platform/common/outbound/pinned-request';
 import { DnsServer, EVERY_NAME } from './support/dns-server';
 import { authed, createAccount, createCompanies, login } from './support/fixtures';
-import { MembershipService } from '../src/membership/membership.service';
+import { MembershipService } from '../src/accounts/membership/membership.service';
 import {
   type FuzzContext,
   type FuzzRequest,

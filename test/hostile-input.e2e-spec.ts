@@ -1,7 +1,7 @@
 import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
-import { MAX_URL_LENGTH } from '../src/bootstrap/edge-errors';
+import { MAX_URL_LENGTH } from '../src/operations/bootstrap/edge-errors';
 import { expectError, expectInvalid } from './support/expectations';
 import { type Account, authed, createAccount, createCompanies, login, type LoginBody } from './support/fixtures';
 import { ProbeModule } from './support/probe.module';

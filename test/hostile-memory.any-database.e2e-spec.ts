@@ -1,4 +1,4 @@
-import { PasswordHasher, MAX_CONCURRENT_HASHES } from '../src/employee/password-hasher';
+import { PasswordHasher, MAX_CONCURRENT_HASHES } from '../src/accounts/employee/password-hasher';
 import { startTestApp, type TestApp } from './support/test-app';
 
 /**

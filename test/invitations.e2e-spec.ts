@@ -1,4 +1,4 @@
-import { totpCodeAt } from '../src/auth/mfa/totp';
+import { totpCodeAt } from '../src/identity/auth/mfa/totp';
 import { auditRows } from './support/audit-rows';
 import { expectError, expectInvalid } from './support/expectations';
 import { type Account, authed, createAccount, createCompanies, login } from './support/fixtures';

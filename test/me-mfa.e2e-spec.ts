@@ -1,4 +1,4 @@
-import { totpCodeAt } from '../src/auth/mfa/totp';
+import { totpCodeAt } from '../src/identity/auth/mfa/totp';
 import { authed, createAccount, createCompanies, login } from './support/fixtures';
 import { ManualClock } from './support/manual-clock';
 import { startTestApp, type TestApp } from './support/test-app';

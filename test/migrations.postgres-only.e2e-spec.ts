@@ -4,14 +4,14 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { loadConfig } from '../src/config/app-config';
-import { buildDataSourceOptions } from '../src/database/data-source-options';
-import { MIGRATION_LOCK_KEY, runPendingMigrations } from '../src/database/migration-runner';
-import { MIGRATIONS } from '../src/database/migrations';
+import { loadConfig } from '../src/platform/config/app-config';
+import { dataSourceOptions } from '../src/data-source';
+import { MIGRATION_LOCK_KEY, runPendingMigrations } from '../src/platform/database/migration-runner';
+import { MIGRATIONS } from '../src/platform/database/migrations';
 import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
 import { TEST_ENV } from './support/test-app';
 
-const MIGRATE_ENTRY = resolve(__dirname, '..', 'dist', 'src', 'database', 'migrate.js');
+const MIGRATE_ENTRY = resolve(__dirname, '..', 'dist', 'src', 'migrate.js');
 const MIGRATION_NAMES = MIGRATIONS.map((migration) => migration.name);
 const CHILD_LIMIT_MS = 15_000;
 
@@ -22,7 +22,7 @@ interface Run {
   ms: number;
 }
 
-/** `node dist/src/database/migrate.js` with only the given settings, from an empty folder (no stray .env). */
+/** `node dist/src/migrate.js` with only the given settings, from an empty folder (no stray .env). */
 function runMigrateCli(env: Record<string, string>): Promise<Run> {
   const cwd = mkdtempSync(join(tmpdir(), 'staff-auth-migrate-'));
   const started = performance.now();
@@ -40,7 +40,7 @@ function runMigrateCli(env: Record<string, string>): Promise<Run> {
 }
 
 function dataSourceFor(database: ProvisionedDatabase): DataSource {
-  return new DataSource(buildDataSourceOptions(loadConfig({ ...TEST_ENV, ...database.env })));
+  return new DataSource(dataSourceOptions(loadConfig({ ...TEST_ENV, ...database.env })));
 }
 
 /** Other sessions of this database that have asked for an advisory lock (waiting in it, or asking again). */

@@ -56,7 +56,7 @@ describe('two modules generated on two branches', () => {
   const generateOnBranch = (name: string): string[] => {
     git('checkout', '-q', '-b', name, 'base');
     const generated = expectSuccess(run('npm', ['run', '-s', 'new:module', '--', name]));
-    expect(generated).toContain(`created src/${name}/${name}.controller.ts`);
+    expect(generated).toContain(`created src/features/${name}/${name}.controller.ts`);
     expect(generated).toContain(`created test/${name}.e2e-spec.ts`);
     // The module's own files, its migration and the one shared list (docs/feature-modules.md is not code).
     expect(generated).toContain('registered in src/features.ts and docs/feature-modules.md');
@@ -73,8 +73,8 @@ describe('two modules generated on two branches', () => {
         'M\tdocs/feature-modules.md',
         'M\tsrc/features.ts',
       ]);
-      expect(changed).toContain(`A\tsrc/${name}/${name}.module.ts`);
-      expect(changed).toContain(`A\tsrc/${name}/${name}.routes.txt`);
+      expect(changed).toContain(`A\tsrc/features/${name}/${name}.module.ts`);
+      expect(changed).toContain(`A\tsrc/features/${name}/${name}.routes.txt`);
     }
 
     git('checkout', '-q', 'notes');

@@ -50,7 +50,7 @@ describe('the OpenAPI document', () => {
 
   it('is the document `npm run lint:openapi` lints (written without a database)', () => {
     const file = join(dir, 'written.json');
-    execFileSync(process.execPath, [join(ROOT, 'dist/src/bootstrap/write-openapi.js'), file]);
+    execFileSync(process.execPath, [join(ROOT, 'dist/src/write-openapi.js'), file]);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(doc);
   });
 

@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { MIGRATIONS } from '../src/database/migrations';
+import { MIGRATIONS } from '../src/platform/database/migrations';
 import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
 import { CHILD_TEST_ENV, killChildren, requireBuild, spawnNode } from './support/processes';
 
@@ -25,7 +25,7 @@ describe('operator scripts', () => {
 
   it('npm run cli does not rebuild a current build', async () => {
     const started = Date.now();
-    const result = await spawnNode(RUN_BUILT, ['dist/src/cli/main.js', '--help'], {}).exit(20_000);
+    const result = await spawnNode(RUN_BUILT, ['dist/src/cli.js', '--help'], {}).exit(20_000);
     const ms = Date.now() - started;
     process.stdout.write(`npm run cli -- --help on a current build: ${ms} ms (node process, no npm)\n`);
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
@@ -40,7 +40,7 @@ describe('operator scripts', () => {
     expect(names.length).toBeGreaterThan(3);
     for (const name of names) expect(before.stdout).toContain(`[ ] ${name}`);
 
-    const run = await spawnNode(RUN_BUILT, ['dist/src/database/migrate.js'], env).exit(30_000);
+    const run = await spawnNode(RUN_BUILT, ['dist/src/migrate.js'], env).exit(30_000);
     expect(run.code).toBe(0);
     const after = await spawnNode(RUN_BUILT, SHOW_MIGRATIONS, env).exit(30_000);
     expect(after.code).toBe(0);

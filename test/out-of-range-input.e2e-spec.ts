@@ -1,5 +1,5 @@
 import { ModulesContainer } from '@nestjs/core';
-import { controllersOf, routeCatalogue } from '../src/common/http/route-catalogue';
+import { controllersOf, routeCatalogue } from '../src/platform/common/http/route-catalogue';
 import { expectInvalid } from './support/expectations';
 import { authed, createAccount, createCompanies, login } from './support/fixtures';
 import { issueScimToken } from './support/scim';

@@ -1,4 +1,4 @@
-import { AppMetrics } from '../src/common/metrics/app-metrics';
+import { AppMetrics } from '../src/platform/common/metrics/app-metrics';
 import { auditRows } from './support/audit-rows';
 import { expectError } from './support/expectations';
 import { authed, createAccount, createCompanies, login } from './support/fixtures';

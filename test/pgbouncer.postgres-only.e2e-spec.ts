@@ -1,10 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { loadConfig } from '../src/config/app-config';
-import { buildDataSourceOptions } from '../src/database/data-source-options';
-import { runPendingMigrations } from '../src/database/migration-runner';
-import { MIGRATIONS } from '../src/database/migrations';
+import { loadConfig } from '../src/platform/config/app-config';
+import { dataSourceOptions } from '../src/data-source';
+import { runPendingMigrations } from '../src/platform/database/migration-runner';
+import { MIGRATIONS } from '../src/platform/database/migrations';
 import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
 import { call, createFleetAccount, freshIp, logIn, type Session, sleep, startFleet } from './support/fleet';
 import { PgBouncer } from './support/pgbouncer';
@@ -56,7 +56,7 @@ describe('behind PgBouncer in transaction mode', () => {
     const database = await provisionDatabase('postgres', { empty: true });
     databases.push(database);
     const env = { ...database.env, NODE_ENV: 'test', DATABASE_URL: bouncer.pooled(database.url!) };
-    const sources = [0, 1, 2].map(() => new DataSource(buildDataSourceOptions(loadConfig(env))));
+    const sources = [0, 1, 2].map(() => new DataSource(dataSourceOptions(loadConfig(env))));
     await Promise.all(sources.map((source) => source.initialize()));
     try {
       const outcomes = await Promise.allSettled(sources.map((source) => runPendingMigrations(source)));

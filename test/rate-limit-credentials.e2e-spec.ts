@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { QueryCounter } from '../src/database/query-counter';
-import { RateLimitCredentials } from '../src/rate-limit/rate-limit-credentials';
+import { QueryCounter } from '../src/platform/database/query-counter';
+import { RateLimitCredentials } from '../src/access/rules/rate-limit-credentials';
 import { type Account, createAccount, createCompanies } from './support/fixtures';
 import { ManualClock } from './support/manual-clock';
 import { startTestApp, type TestApp } from './support/test-app';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { loadConfig } from '../src/config/app-config';
-import { buildDataSourceOptions } from '../src/database/data-source-options';
+import { loadConfig } from '../src/platform/config/app-config';
+import { dataSourceOptions } from '../src/data-source';
 import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
 import { CHILD_TEST_ENV, type Exited, killChildren, requireBuild, runCli } from './support/processes';
 
@@ -47,7 +47,7 @@ describe('operator CLI: rate-limit overrides', () => {
    */
   async function query(sql: string, params: unknown[] = []): Promise<any[]> {
     const dataSource = await new DataSource(
-      buildDataSourceOptions(loadConfig({ ...CHILD_TEST_ENV, ...db.env })),
+      dataSourceOptions(loadConfig({ ...CHILD_TEST_ENV, ...db.env })),
     ).initialize();
     try {
       await dataSource.runMigrations();

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type Redis from 'ioredis';
-import { ResilientRateLimitStorage } from '../src/counters/resilient-rate-limit.storage';
-import { RATE_LIMIT_STORAGE } from '../src/counters/rate-limit-storage';
-import { REDIS_CLIENT } from '../src/redis-client/redis-client.module';
+import { ResilientRateLimitStorage } from '../src/platform/counters/resilient-rate-limit.storage';
+import { RATE_LIMIT_STORAGE } from '../src/platform/counters/rate-limit-storage';
+import { REDIS_CLIENT } from '../src/platform/redis-client/redis-client.module';
 import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
 import { RateLimitProbeModule } from './support/rate-limit-probe.module';
 import { RedisServer } from './support/redis-server';

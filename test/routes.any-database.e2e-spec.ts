@@ -1,7 +1,7 @@
 import { Controller, Get, Module } from '@nestjs/common';
 import { PATH_METADATA } from '@nestjs/common/constants';
 import { MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
-import { AuthRuleMetadata } from '../src/auth/auth.decorator';
+import { AuthRuleMetadata } from '../src/access/rules/auth.decorator';
 import { createAccount, createCompanies, login, authed } from './support/fixtures';
 import { startTestApp, type TestApp } from './support/test-app';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { sha256Hex } from '../src/auth/credentials/sha256';
-import { CapScimTokens1795553800000 } from '../src/database/migrations/1795553800000-CapScimTokens';
+import { sha256Hex } from '../src/identity/auth/credentials/sha256';
+import { CapScimTokens1795553800000 } from '../src/platform/database/migrations/1795553800000-CapScimTokens';
 import { authed, createAccount, createCompanies, login } from './support/fixtures';
 import { expectScimError, scimClient } from './support/scim';
 import { startTestApp, type TestApp } from './support/test-app';

@@ -1,8 +1,8 @@
 import { ModulesContainer } from '@nestjs/core';
 import { getMetadataStorage } from 'class-validator';
-import { totpCodeAt } from '../src/auth/mfa/totp';
-import { ErrorCode } from '../src/common/errors/error-codes';
-import { controllersOf, routeCatalogue } from '../src/common/http/route-catalogue';
+import { totpCodeAt } from '../src/identity/auth/mfa/totp';
+import { ErrorCode } from '../src/platform/common/errors/error-codes';
+import { controllersOf, routeCatalogue } from '../src/platform/common/http/route-catalogue';
 import { auditRows } from './support/audit-rows';
 import { expectError } from './support/expectations';
 import { type Account, authed, createAccount, createCompanies, login } from './support/fixtures';

@@ -1,7 +1,7 @@
 import { Agent, request } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
-import { beginShutdown } from '../src/bootstrap/edge-errors';
+import { beginShutdown } from '../src/operations/bootstrap/edge-errors';
 import { ProbeModule } from './support/probe.module';
 import { CHILD_TEST_ENV, killChildren, requireBuild, startService } from './support/processes';
 import { startTestApp, type TestApp } from './support/test-app';

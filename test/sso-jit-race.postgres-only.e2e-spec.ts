@@ -1,8 +1,8 @@
 import { DataSource } from 'typeorm';
-import { AuditRecorder } from '../src/audit/audit-recorder.service';
-import { LoginPolicy } from '../src/sessions/login-policy';
-import { inTransactionRetryingRace, provision } from '../src/sso/sso-provisioning';
-import type { SsoConnection } from '../src/sso/sso-connections';
+import { AuditRecorder } from '../src/audit/recorder/audit-recorder.service';
+import { LoginPolicy } from '../src/identity/sessions/login-policy';
+import { inTransactionRetryingRace, provision } from '../src/identity/sso/sso-provisioning';
+import type { SsoConnection } from '../src/identity/sso/sso-connections';
 import { createCompanies } from './support/fixtures';
 import { startTestApp, type TestApp } from './support/test-app';
 

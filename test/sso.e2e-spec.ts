@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
-import { RelyingParty } from '../src/sso/relying-party';
+import { RelyingParty } from '../src/identity/sso/relying-party';
 import { auditRows } from './support/audit-rows';
 import { DnsServer } from './support/dns-server';
 import { expectError, expectInvalid } from './support/expectations';

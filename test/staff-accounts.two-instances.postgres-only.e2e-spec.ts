@@ -1,4 +1,4 @@
-import { totpCodeAt } from '../src/auth/mfa/totp';
+import { totpCodeAt } from '../src/identity/auth/mfa/totp';
 import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
 import { expectError } from './support/expectations';
 import { authed, createAccount, createCompanies, login } from './support/fixtures';

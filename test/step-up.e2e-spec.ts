@@ -1,5 +1,5 @@
-import { totpCodeAt } from '../src/auth/mfa/totp';
-import { OPENAPI_JSON_PATH } from '../src/bootstrap/openapi';
+import { totpCodeAt } from '../src/identity/auth/mfa/totp';
+import { OPENAPI_JSON_PATH } from '../src/operations/bootstrap/openapi';
 import { auditRows } from './support/audit-rows';
 import { expectError } from './support/expectations';
 import { type Account, authed, createAccount, createCompanies, login } from './support/fixtures';

@@ -1,5 +1,5 @@
 import { DataSource, In } from 'typeorm';
-import { Company } from '../src/company/company.entity';
+import { Company } from '../src/accounts/company/company.entity';
 import { currentTestDatabase } from './support/databases';
 import { runSeed, seededRandom } from './support/seed';
 import { startTestApp, type TestApp } from './support/test-app';

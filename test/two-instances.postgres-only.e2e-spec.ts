@@ -72,7 +72,7 @@ describe.each([
   });
 
   it('session revoked through the operator CLI: both instances reject the token at once', async () => {
-    const cli = join(__dirname, '..', 'dist', 'src', 'cli', 'main.js');
+    const cli = join(__dirname, '..', 'dist', 'src', 'cli.js');
     if (!existsSync(cli)) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
     const session = await login(a, account, alpha.id);
     await me(a, session.jwt).expect(200);

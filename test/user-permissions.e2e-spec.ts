@@ -1,5 +1,5 @@
 import { ManualClock } from './support/manual-clock';
-import type { Grant } from '../src/permissions/permission';
+import type { Grant } from '../src/access/permissions/permission';
 import { type Account, createAccount, createCompanies, login } from './support/fixtures';
 import { startTestApp, type TestApp } from './support/test-app';
 import { expectError } from './support/expectations';

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { ACCOUNT_EXISTS } from '../src/employee/employee.service';
+import { ACCOUNT_EXISTS } from '../src/accounts/employee/employee.service';
 import { auditRows } from './support/audit-rows';
 import { authed, createAccount, createCompanies, login } from './support/fixtures';
 import { startTestApp, type TestApp } from './support/test-app';

@@ -1,8 +1,8 @@
 /**
  * The page's view of the service's permission catalogue: names and labels come from the service's own module
- * (src/permissions/permission.ts, plain TypeScript that Vite bundles), so there is no second list to keep.
+ * (src/access/permissions/permission.ts, plain TypeScript that Vite bundles), so there is no second list to keep.
  */
-import { ALL_PERMISSIONS, PERMISSION_LABELS, PERMISSIONS, grants } from '../../src/permissions/permission';
+import { ALL_PERMISSIONS, PERMISSION_LABELS, PERMISSIONS, grants } from '../../src/access/permissions/permission';
 
 export const ALL = ALL_PERMISSIONS;
 

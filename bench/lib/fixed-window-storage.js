@@ -1,7 +1,7 @@
 'use strict';
 /**
  * The fixed-window memory counter the service ran before the leaky bucket (commit 1ad06eb,
- * src/rate-limit/storage/memory-rate-limit.storage.ts, incrementNow and its housekeeping), kept here only so
+ * src/rate-limiting/limiter/storage/memory-rate-limit.storage.ts, incrementNow and its housekeeping), kept here only so
  * `bench/rate-limit-storage.bench.js` can time the old and the new algorithm side by side in one run. Not used
  * by the service.
  */

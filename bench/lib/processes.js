@@ -1,5 +1,6 @@
 'use strict';
 const { spawn, execFile } = require('node:child_process');
+const { existsSync } = require('node:fs');
 const { join } = require('node:path');
 const { promisify } = require('node:util');
 
@@ -103,7 +104,8 @@ function killAll() {
 
 /** Runs the operator CLI of the build under `root` and returns its JSON result. */
 async function cliAt(root, env, ...args) {
-  const entry = join(root, 'dist/src/cli/main.js');
+  // Builds before the areas layout kept the CLI's entry in dist/src/cli/main.js (bench:compare runs old builds).
+  const entry = [join(root, 'dist/src/cli.js'), join(root, 'dist/src/cli/main.js')].find((file) => existsSync(file));
   // The CLI reads a password from standard input only: `--password P` here is written there, and the flag
   // becomes `--password -`, which every build accepts (older ones required the flag, newer ones refuse a value).
   const at = args.indexOf('--password');

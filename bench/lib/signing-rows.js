@@ -28,7 +28,7 @@ const EDDSA_ROW = 'GET /v1/users/me, JWT EdDSA (JWT_PRIVATE_KEY_FILE), memory st
 /** µs per uncached signature check, HS256 (@nestjs/jwt, as the strategy calls it) and EdDSA (jws.js). */
 function signatureChecks() {
   const { JwtService } = require(resolve('node_modules/@nestjs/jwt'));
-  const jws = require(resolve('dist/src/auth/credentials/jws.js'));
+  const jws = require(resolve('dist/src/identity/auth/credentials/jws.js'));
   const secret = randomBytes(32).toString('hex');
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const jwt = new JwtService({});

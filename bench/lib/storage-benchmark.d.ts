@@ -1,4 +1,4 @@
-import type { RateLimitStorage } from '../../src/counters/rate-limit-storage';
+import type { RateLimitStorage } from '../../src/platform/counters/rate-limit-storage';
 
 export interface BenchmarkResult {
   calls: number;

@@ -15,7 +15,9 @@ describe("docs/architecture.md's layout", () => {
 
   it('is read as entries (a sanity check of the reader on the real document)', () => {
     const paths = layoutEntries(read('docs/architecture.md')).map((entry) => entry.path);
-    expect(paths).toEqual(expect.arrayContaining(['src/sessions/', 'src/auth/mfa/', 'admin/', 'docs/']));
+    expect(paths).toEqual(
+      expect.arrayContaining(['src/identity/sessions/', 'src/identity/auth/mfa/', 'admin/', 'docs/']),
+    );
   });
 });
 

@@ -9,7 +9,7 @@ export interface LayoutEntry {
 
 /**
  * The entries of the code block under `## Layout`: top-level lines (`admin/   …`) and the indented lines under
- * `src/` (`  auth/mfa/   …`, taken as `src/auth/mfa/`). A continuation line (only indentation, then text) adds to
+ * `src/` (`  identity/auth/   …`, taken as `src/identity/auth/`). A continuation line (only indentation, then text) adds to
  * the description of the entry above it.
  */
 export function layoutEntries(markdown: string): LayoutEntry[] {
@@ -46,11 +46,18 @@ export function layoutProblems(root: string, markdown: string, ...more: string[]
   }
   const listed = new Map<string, number>();
   for (const { path } of entries) listed.set(path, (listed.get(path) ?? 0) + 1);
-  for (const name of readdirSync(join(root, 'src')).sort()) {
-    if (!statSync(join(root, 'src', name)).isDirectory()) continue;
-    const count = listed.get(`src/${name}/`) ?? 0;
-    if (count === 0) problems.push(`src/${name}/ exists but is not listed`);
-    if (count > 1) problems.push(`src/${name}/ is listed ${count} times`);
+  const folders = (dir: string) =>
+    readdirSync(join(root, dir))
+      .sort()
+      .filter((name) => statSync(join(root, dir, name)).isDirectory())
+      .map((name) => `${dir}/${name}`);
+  // Every area of src/ and every module of an area.
+  for (const area of folders('src')) {
+    for (const folder of [area, ...folders(area)]) {
+      const count = listed.get(`${folder}/`) ?? 0;
+      if (count === 0) problems.push(`${folder}/ exists but is not listed`);
+      if (count > 1) problems.push(`${folder}/ is listed ${count} times`);
+    }
   }
   return problems;
 }

@@ -1,7 +1,7 @@
 import { errorCodesTable, expectGeneratedTable } from './generated-tables';
 
 describe('the error codes are documented', () => {
-  it('docs/api.md shows the table src/common/errors/error-catalog.ts produces, row for row', () => {
+  it('docs/api.md shows the table src/platform/common/errors/error-catalog.ts produces, row for row', () => {
     expectGeneratedTable('docs/api.md', 'error codes', errorCodesTable());
   });
 });

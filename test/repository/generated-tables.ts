@@ -1,8 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ERROR_CATALOG } from '../../src/common/errors/error-catalog';
-import { ErrorCode } from '../../src/common/errors/error-codes';
-import { FEATURE_PERMISSIONS, PERMISSION_LABELS, PERMISSIONS, type Permission } from '../../src/permissions/permission';
+import { ERROR_CATALOG } from '../../src/platform/common/errors/error-catalog';
+import { ErrorCode } from '../../src/platform/common/errors/error-codes';
+import {
+  FEATURE_PERMISSIONS,
+  PERMISSION_LABELS,
+  PERMISSIONS,
+  type Permission,
+} from '../../src/access/permissions/permission';
 
 /**
  * The tables of docs/ that are produced from the code. Each sits right after a marker line
@@ -29,7 +34,7 @@ export function generatedTable(markdown: string, name: string): string {
 const cell = (text: string) => text.replace(/\|/g, '\\|');
 
 /**
- * The permissions of src/permissions/permission.ts (`'core'`: the contract's, in docs/api.md; `'features'`: those
+ * The permissions of src/access/permissions/permission.ts (`'core'`: the contract's, in docs/api.md; `'features'`: those
  * of the modules of src/features.ts, in docs/feature-modules.md) with the label the administration page shows.
  */
 export function permissionsTable(which: 'core' | 'features' = 'core'): string {
@@ -39,7 +44,7 @@ export function permissionsTable(which: 'core' | 'features' = 'core'): string {
   return ['| permission | what it allows (as the administration page names it) |', '|---|---|', ...rows].join('\n');
 }
 
-/** Every error code of src/common/errors/error-codes.ts with its one status and when it is answered. */
+/** Every error code of src/platform/common/errors/error-codes.ts with its one status and when it is answered. */
 export function errorCodesTable(): string {
   const rows = Object.values(ErrorCode).map(
     (code) => `| ${ERROR_CATALOG[code].status} | \`${code}\` | ${cell(ERROR_CATALOG[code].when)} |`,

@@ -1,8 +1,8 @@
-import { CORE_PERMISSIONS, FEATURE_PERMISSIONS } from '../../src/permissions/permission';
+import { CORE_PERMISSIONS, FEATURE_PERMISSIONS } from '../../src/access/permissions/permission';
 import { expectGeneratedTable, permissionsTable, readDoc } from './generated-tables';
 
 /**
- * A permission is part of the public interface: the catalogue in src/permissions/permission.ts (which the
+ * A permission is part of the public interface: the catalogue in src/access/permissions/permission.ts (which the
  * service, the CLI and the admin page read) must be the one docs/api.md's table and the contract name. The
  * permissions of the feature modules a team adds (src/features.ts) are its own interface, not the contract's:
  * docs/feature-modules.md's table documents them, so `npm test` passes right after `npm run new:module`.

@@ -1,4 +1,4 @@
-import type { RateLimitLogger } from '../../src/counters/rate-limit-storage';
+import type { RateLimitLogger } from '../../src/platform/counters/rate-limit-storage';
 
 /** A rate-limit storage logger that keeps what it is told, for specs that assert on the events. */
 export class CapturingLogger implements RateLimitLogger {

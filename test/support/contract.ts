@@ -1,6 +1,6 @@
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { ERROR_CATALOG, isErrorCode } from '../../src/common/errors/error-catalog';
+import { ERROR_CATALOG, isErrorCode } from '../../src/platform/common/errors/error-catalog';
 
 type Json = Record<string, any>;
 
@@ -14,7 +14,7 @@ export interface ObservedResponse {
 
 /** Paths served outside the API document: Swagger UI and the document itself, the admin page. */
 // /scim: SCIM 2.0 describes itself (its /Schemas and /ResourceTypes) and answers in its own media type and error
-// schema; the OpenAPI document leaves it out on purpose (src/scim/scim-users.controller.ts).
+// schema; the OpenAPI document leaves it out on purpose (src/staff/scim/scim-users.controller.ts).
 const OUTSIDE_DOCUMENT = /^\/(docs|admin|scim)(\/|$|\?)/;
 
 /** Answers that may arrive without the route's headers: decided before routing (docs/contract.md). */

@@ -4,7 +4,7 @@ import { Resolver } from 'node:dns/promises';
 import { createSocket } from 'node:dgram';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { HostResolver } from '../../src/common/outbound/pinned-request';
+import type { HostResolver } from '../../src/platform/common/outbound/pinned-request';
 
 const DNSMASQ = process.env.DNSMASQ_BIN ?? '/usr/sbin/dnsmasq';
 

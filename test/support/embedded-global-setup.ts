@@ -11,16 +11,16 @@ import { join } from 'node:path';
  */
 export default async function embeddedGlobalSetup(): Promise<void> {
   const { EMBEDDED_TEMPLATE_DIR } = await import('./databases');
-  const { loadConfig } = await import('../../src/config/app-config');
-  const { buildDataSourceOptions } = await import('../../src/database/data-source-options');
-  const { runPendingMigrations } = await import('../../src/database/migration-runner');
+  const { loadConfig } = await import('../../src/platform/config/app-config');
+  const { dataSourceOptions } = await import('../../src/data-source');
+  const { runPendingMigrations } = await import('../../src/platform/database/migration-runner');
   const { DataSource } = await import('typeorm');
 
   rmSync(EMBEDDED_TEMPLATE_DIR, { recursive: true, force: true });
   const dataDir = mkdtempSync(join(tmpdir(), 'staff-auth-template-'));
   try {
     const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, SEED_DEMO: 'false' });
-    const dataSource = await new DataSource(buildDataSourceOptions(config)).initialize();
+    const dataSource = await new DataSource(dataSourceOptions(config)).initialize();
     try {
       await runPendingMigrations(dataSource);
     } finally {

@@ -1,15 +1,15 @@
 import { JwtService } from '@nestjs/jwt';
 import type { EntityManager } from 'typeorm';
-import type { AuditEventInput } from '../../src/audit/audit-event';
-import type { AuditRecorder } from '../../src/audit/audit-recorder.service';
-import { JwtKeyRing } from '../../src/auth/credentials/jwt-key-ring';
-import type { Principal } from '../../src/auth/credentials/principal';
-import type { Member } from '../../src/membership/membership-records';
-import type { RevocationBus, RevocationNotice } from '../../src/revocation/revocation-bus';
-import type { IssuedToken, TokenRevokeReason } from '../../src/sessions/issued-token.entity';
-import type { LoginSession, SessionEndReason } from '../../src/sessions/login-session.entity';
-import { type EndedSession, SessionStore } from '../../src/sessions/session-store';
-import { TokenIssuer } from '../../src/sessions/token-issuer.service';
+import type { AuditEventInput } from '../../src/audit/recorder/audit-event';
+import type { AuditRecorder } from '../../src/audit/recorder/audit-recorder.service';
+import { JwtKeyRing } from '../../src/platform/keys/jwt-key-ring';
+import type { Principal } from '../../src/access/rules/principal';
+import type { Member } from '../../src/accounts/membership/membership-records';
+import type { RevocationBus, RevocationNotice } from '../../src/platform/revocation/revocation-bus';
+import type { IssuedToken, TokenRevokeReason } from '../../src/identity/sessions/issued-token.entity';
+import type { LoginSession, SessionEndReason } from '../../src/identity/sessions/login-session.entity';
+import { type EndedSession, SessionStore } from '../../src/identity/sessions/session-store';
+import { TokenIssuer } from '../../src/identity/sessions/token-issuer.service';
 
 /**
  * In-memory fakes of the session services' ports, for their unit specs only (the end-to-end suites run the real

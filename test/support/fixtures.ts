@@ -1,7 +1,7 @@
-import { CompanyService } from '../../src/company/company.service';
-import { EmployeeService } from '../../src/employee/employee.service';
-import { MembershipService } from '../../src/membership/membership.service';
-import type { Grant } from '../../src/permissions/permission';
+import { CompanyService } from '../../src/accounts/company/company.service';
+import { EmployeeService } from '../../src/accounts/employee/employee.service';
+import { MembershipService } from '../../src/accounts/membership/membership.service';
+import type { Grant } from '../../src/access/permissions/permission';
 import type { TestApp } from './test-app';
 
 export interface Account {

@@ -1,4 +1,4 @@
-import { Clock } from '../../src/common/clock/clock';
+import { Clock } from '../../src/platform/common/clock/clock';
 
 /** A clock that only moves when told to; for tests of time-dependent rules. */
 export class ManualClock extends Clock {

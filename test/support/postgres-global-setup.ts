@@ -19,9 +19,9 @@ export default async function postgresGlobalSetup(): Promise<void> {
     );
   }
 
-  const { loadConfig } = await import('../../src/config/app-config');
-  const { buildDataSourceOptions } = await import('../../src/database/data-source-options');
-  const { runPendingMigrations } = await import('../../src/database/migration-runner');
+  const { loadConfig } = await import('../../src/platform/config/app-config');
+  const { dataSourceOptions } = await import('../../src/data-source');
+  const { runPendingMigrations } = await import('../../src/platform/database/migration-runner');
   const { DataSource } = await import('typeorm');
   await withAdminClient(async (client) => {
     await client.query(`DROP DATABASE IF EXISTS "${POSTGRES_TEMPLATE_DATABASE}" WITH (FORCE)`);
@@ -30,7 +30,7 @@ export default async function postgresGlobalSetup(): Promise<void> {
   const url = new URL(POSTGRES_ADMIN_URL);
   url.pathname = `/${POSTGRES_TEMPLATE_DATABASE}`;
   const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: url.toString(), SEED_DEMO: 'false' });
-  const dataSource = await new DataSource(buildDataSourceOptions(config)).initialize();
+  const dataSource = await new DataSource(dataSourceOptions(config)).initialize();
   try {
     await runPendingMigrations(dataSource);
   } finally {

@@ -1,4 +1,4 @@
-import type { Principal } from '../../src/auth/credentials/principal';
+import type { Principal } from '../../src/access/rules/principal';
 
 /** A verified JWT principal for unit specs that need one and care only that it is one. */
 export const JWT_PRINCIPAL: Principal = {

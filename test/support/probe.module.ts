@@ -1,9 +1,9 @@
 import { Body, Controller, Get, Module, Post, Query } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
-import { Public } from '../../src/auth/auth.decorator';
-import { CompanyModule } from '../../src/company/company.module';
-import { CompanyService } from '../../src/company/company.service';
+import { Public } from '../../src/access/rules/auth.decorator';
+import { CompanyModule } from '../../src/accounts/company/company.module';
+import { CompanyService } from '../../src/accounts/company/company.service';
 
 class EchoTagDto {
   @IsString()

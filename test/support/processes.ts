@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '..', '..');
 export const SERVICE_ENTRY = join(ROOT, 'dist', 'src', 'main.js');
-export const CLI_ENTRY = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+export const CLI_ENTRY = join(ROOT, 'dist', 'src', 'cli.js');
 
 /** Settings a test process gets unless it says otherwise: cheap password hashing, no demo data. */
 export const CHILD_TEST_ENV: Record<string, string> = {

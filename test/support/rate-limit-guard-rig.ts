@@ -1,17 +1,17 @@
 import { Controller, type ExecutionContext, Get, type Type } from '@nestjs/common';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppMetrics } from '../../src/common/metrics/app-metrics';
-import { RoutePlans } from '../../src/common/http/route-plan';
-import type { AppConfig } from '../../src/config/app-config';
-import { MemoryRateLimitStorage } from '../../src/counters/memory-rate-limit.storage';
-import type { BucketStorage } from '../../src/counters/rate-limit-storage';
-import type { RateLimitOverrides } from '../../src/rate-limit-overrides/rate-limit-overrides';
-import { LimitedCredentials } from '../../src/rate-limit/limited-credentials';
-import { type CredentialOwner, RateLimitCredentials } from '../../src/rate-limit/rate-limit-credentials';
-import { RateLimitGuard } from '../../src/rate-limit/rate-limit.guard';
-import { NoRateLimit, RateLimit } from '../../src/rate-limit/rate-limit.decorator';
-import { RateLimitPolicy } from '../../src/rate-limit/rate-limit.policy';
+import { AppMetrics } from '../../src/platform/common/metrics/app-metrics';
+import { RoutePlans } from '../../src/platform/common/http/route-plan';
+import type { AppConfig } from '../../src/platform/config/app-config';
+import { MemoryRateLimitStorage } from '../../src/platform/counters/memory-rate-limit.storage';
+import type { BucketStorage } from '../../src/platform/counters/rate-limit-storage';
+import type { RateLimitOverrides } from '../../src/rate-limiting/overrides/rate-limit-overrides';
+import { LimitedCredentials } from '../../src/rate-limiting/limiter/limited-credentials';
+import { type CredentialOwner, RateLimitCredentials } from '../../src/access/rules/rate-limit-credentials';
+import { RateLimitGuard } from '../../src/rate-limiting/limiter/rate-limit.guard';
+import { NoRateLimit, RateLimit } from '../../src/access/rules/rate-limit.decorator';
+import { RateLimitPolicy } from '../../src/rate-limiting/limiter/rate-limit.policy';
 import { ManualClock } from './manual-clock';
 import { NO_OVERRIDES } from './no-overrides';
 

@@ -13,8 +13,8 @@ import {
   Put,
 } from '@nestjs/common';
 import { IsInt, IsOptional, Min } from 'class-validator';
-import { Auth, Public } from '../../src/auth/auth.decorator';
-import { NoRateLimit, RateLimit } from '../../src/rate-limit/rate-limit.decorator';
+import { Auth, Public } from '../../src/access/rules/auth.decorator';
+import { NoRateLimit, RateLimit } from '../../src/access/rules/rate-limit.decorator';
 
 class ProbeBody {
   @IsOptional()

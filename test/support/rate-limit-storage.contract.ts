@@ -1,4 +1,4 @@
-import { RateLimitStorage } from '../../src/counters/rate-limit-storage';
+import { RateLimitStorage } from '../../src/platform/counters/rate-limit-storage';
 
 /** What the shared suite needs from each implementation under test. */
 export interface RateLimitStorageHarness {

@@ -1,9 +1,9 @@
 import { AppModule } from '../../src/app.module';
-import { type AuthRule, AuthRuleMetadata } from '../../src/auth/auth.decorator';
-import { controllersDeclaredBy, routeCatalogue } from '../../src/common/http/route-catalogue';
-import type { AppLogger } from '../../src/common/logging/logger';
-import type { AppConfig } from '../../src/config/app-config';
-import { compileRouteLimits } from '../../src/rate-limit/rate-limit.policy';
+import { type AuthRule, AuthRuleMetadata } from '../../src/access/rules/auth.decorator';
+import { controllersDeclaredBy, routeCatalogue } from '../../src/platform/common/http/route-catalogue';
+import type { AppLogger } from '../../src/platform/common/logging/logger';
+import type { AppConfig } from '../../src/platform/config/app-config';
+import { compileRouteLimits } from '../../src/rate-limiting/limiter/rate-limit.policy';
 
 /** One route of the application and the rules its decorators declare, read from metadata alone. */
 export interface RouteRule {

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
-import { setPasswordHash } from '../../src/employee/employee-records';
-import { PasswordHasher } from '../../src/employee/password-hasher';
+import { setPasswordHash } from '../../src/accounts/employee/employee-records';
+import { PasswordHasher } from '../../src/accounts/employee/password-hasher';
 import type { TestApp } from './test-app';
 
 export const SCIM_JSON = 'application/scim+json';

@@ -1,11 +1,11 @@
 import { DiscoveryModule, DiscoveryService } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import type { DataSource } from 'typeorm';
-import { AuditRecorder } from '../../src/audit/audit-recorder.service';
-import { SystemClock } from '../../src/common/clock/clock';
-import { createLogger } from '../../src/common/logging/logger';
-import { AppMetrics } from '../../src/common/metrics/app-metrics';
-import { StreamOutbox } from '../../src/event-streams/stream-outbox';
+import { AuditRecorder } from '../../src/audit/recorder/audit-recorder.service';
+import { SystemClock } from '../../src/platform/common/clock/clock';
+import { createLogger } from '../../src/platform/common/logging/logger';
+import { AppMetrics } from '../../src/platform/common/metrics/app-metrics';
+import { StreamOutbox } from '../../src/audit/event-streams/stream-outbox';
 
 /**
  * The real audit recorder writing through the real stream outbox, on `dataSource`, for a test that records events

@@ -3,16 +3,16 @@ import { Test, type TestingModuleBuilder } from '@nestjs/testing';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { AppModule } from '../../src/app.module';
-import { configureApp } from '../../src/bootstrap/configure-app';
-import { createHttpAdapter, NEST_APP_OPTIONS } from '../../src/bootstrap/http-adapter';
-import { Clock } from '../../src/common/clock/clock';
+import { configureApp } from '../../src/operations/bootstrap/configure-app';
+import { createHttpAdapter, NEST_APP_OPTIONS } from '../../src/operations/bootstrap/http-adapter';
+import { Clock } from '../../src/platform/common/clock/clock';
 import { ManualClock } from './manual-clock';
-import { createLogger } from '../../src/common/logging/logger';
-import { type AppConfig, loadConfig } from '../../src/config/app-config';
+import { createLogger } from '../../src/platform/common/logging/logger';
+import { type AppConfig, loadConfig } from '../../src/platform/config/app-config';
 import { type ProvisionedDatabase, provisionDatabase } from './databases';
 import { LogCapture } from './log-capture';
 import { ContractChecker } from './contract';
-import { OPENAPI_JSON_PATH } from '../../src/bootstrap/openapi';
+import { OPENAPI_JSON_PATH } from '../../src/operations/bootstrap/openapi';
 import { TEST_SIGNING_KEY } from './signing-keys';
 
 /** Settings every test app gets: cheap password hashing, full logs captured, no demo data unless asked. */

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Company } from './company.entity';
+import { CompanyService } from './company.service';
+
+/**
+ * Companies: the table and its operations (company-records.ts for other folders' transactions). The working
+ * company of a login session is the session's (src/identity/sessions/).
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([Company])],
+  providers: [CompanyService],
+  exports: [CompanyService],
+})
+export class CompanyModule {}

@@ -1,0 +1,30 @@
+import type { Employee } from '../../accounts/employee/employee.entity';
+import { toVietnamIso } from './token-lifetime';
+import type { LoginSession } from './login-session.entity';
+import type { IssuedPair } from './token-issuer.service';
+
+/** The body of a successful login, refresh or company switch (docs/contract.md "Login result"). */
+export interface LoginResult {
+  jwt: string;
+  refresh_token: string;
+  expires_at: string;
+  session_id: string;
+  company: { id: number; name: string };
+  employee: { id: number; email: string; name: string };
+}
+
+export function toLoginResult(
+  pair: IssuedPair,
+  session: Pick<LoginSession, 'id'>,
+  company: { id: number; name: string },
+  employee: Pick<Employee, 'id' | 'email' | 'name'>,
+): LoginResult {
+  return {
+    jwt: pair.jwt,
+    refresh_token: pair.refreshToken,
+    expires_at: toVietnamIso(pair.token.expiresAt),
+    session_id: session.id,
+    company: { id: company.id, name: company.name },
+    employee: { id: employee.id, email: employee.email, name: employee.name },
+  };
+}

@@ -1,0 +1,165 @@
+import { randomUUID } from 'node:crypto';
+import { HttpStatus, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { AuditRecorder } from '../../audit/recorder/audit-recorder.service';
+import { AccountCheck } from '../auth/account-check.service';
+import type { SecondFactorInput } from '../auth/mfa/second-factor.service';
+import { Clock } from '../../platform/common/clock/clock';
+import { ApiError } from '../../platform/common/errors/api-error';
+import { ErrorCode } from '../../platform/common/errors/error-codes';
+import type { ClientInfo } from '../../platform/common/http/client-info';
+import { AppMetrics } from '../../platform/common/metrics/app-metrics';
+import type { Employee } from '../../accounts/employee/employee.entity';
+import { employeeById } from '../../accounts/employee/employee-records';
+import { MembershipService } from '../../accounts/membership/membership.service';
+import { takeLoginTicket } from '../passkeys/login-tickets';
+import { type LoginResult, toLoginResult } from './login-result';
+import { LoginPolicy } from './login-policy';
+import type { LoginMethod, LoginSession } from './login-session.entity';
+import { SessionStore } from './session-store';
+import { TokenIssuer } from './token-issuer.service';
+
+/**
+ * The two-step login: credentials (checked by auth's {@link AccountCheck}) → the account's companies → a new
+ * login session with a token bound to the chosen company.
+ */
+@Injectable()
+export class LoginService {
+  constructor(
+    private readonly store: SessionStore,
+    private readonly accounts: AccountCheck,
+    private readonly memberships: MembershipService,
+    private readonly issuer: TokenIssuer,
+    private readonly clock: Clock,
+    private readonly audit: AuditRecorder,
+    private readonly metrics: AppMetrics,
+    private readonly policy: LoginPolicy,
+  ) {}
+
+  /** Login step 1; `otpRequired` is told only to someone who proved the password. */
+  async listCompanies(
+    email: string,
+    password: string,
+    client: ClientInfo,
+  ): Promise<{ companies: Array<{ id: number; name: string; sso: boolean }>; otpRequired: boolean }> {
+    const employee = await this.accounts.checkCredentials(email, password, client);
+    const memberships = await this.memberships.companiesOf(employee.id);
+    const enforced = await this.policy.enforcedAmong(memberships.map(({ company }) => company!.id));
+    return {
+      companies: memberships.map(({ company }) => ({
+        id: company!.id,
+        name: company!.name,
+        sso: enforced.has(company!.id),
+      })),
+      otpRequired: employee.totpEnabledAt !== null,
+    };
+  }
+
+  async login(
+    email: string,
+    password: string,
+    companyId: number,
+    client: ClientInfo,
+    secondFactor: SecondFactorInput = {},
+  ): Promise<LoginResult> {
+    const employee = await this.accounts.verifyAccount(email, password, client, secondFactor, companyId);
+    const membership = await this.memberships.find(employee.id, companyId);
+    if (!membership) {
+      this.metrics.login('not_member');
+      await this.accounts.recordFailure({ employeeId: employee.id }, 'not_member', client, { company_id: companyId });
+      throw new ApiError(
+        ErrorCode.CompanyNotMember,
+        HttpStatus.FORBIDDEN,
+        'The account does not belong to this company.',
+      );
+    }
+    await this.assertPasswordLoginAllowed(employee.id, companyId, client);
+    const result = await this.store.transaction((manager) => this.openSession(manager, employee, companyId, client));
+    this.metrics.login('success');
+    return result;
+  }
+
+  /** Refuses (and records) a password login into a company that signs its staff in through its provider only. */
+  async assertPasswordLoginAllowed(employeeId: number, companyId: number, client: ClientInfo): Promise<void> {
+    try {
+      await this.policy.assertPasswordLoginAllowed(companyId);
+    } catch (error) {
+      await this.accounts.recordFailure({ employeeId }, 'sso_required', client, { company_id: companyId });
+      throw error;
+    }
+  }
+
+  /** Login step 2 of a passkey login: its ticket (single use, 60 s, any instance) stands for both factors. */
+  async loginWithTicket(ticket: string, companyId: number, client: ClientInfo): Promise<LoginResult> {
+    // Taken by a DELETE of its own: once taken it is spent, whatever happens next (single use on every instance).
+    const employeeId = await this.store.transaction((manager) => takeLoginTicket(manager, ticket, this.clock.now()));
+    if (employeeId === null) {
+      throw new ApiError(
+        ErrorCode.LoginTicketInvalid,
+        HttpStatus.BAD_REQUEST,
+        'The login ticket is unknown, used or expired; start the login again.',
+      );
+    }
+    if (!(await this.memberships.find(employeeId, companyId))) {
+      this.metrics.login('not_member', 'passkey');
+      await this.accounts.recordFailure({ employeeId }, 'not_member', client, { company_id: companyId });
+      throw new ApiError(
+        ErrorCode.CompanyNotMember,
+        HttpStatus.FORBIDDEN,
+        'The account does not belong to this company.',
+      );
+    }
+    // A passkey is not the company's identity provider: an enforced company refuses it as it does a password.
+    await this.assertPasswordLoginAllowed(employeeId, companyId, client);
+    const result = await this.store.transaction(async (manager) => {
+      const employee = await employeeById(manager, employeeId);
+      return this.openSession(manager, employee!, companyId, client, 'passkey');
+    });
+    this.metrics.login('success', 'passkey');
+    return result;
+  }
+
+  /**
+   * A new login session in `companyId` for an employee whose credentials were verified, inside the caller's
+   * transaction, with its `login.succeeded` event: the end of a login, and of an accepted invitation.
+   */
+  async openSession(
+    manager: EntityManager,
+    employee: Pick<Employee, 'id' | 'email' | 'name'>,
+    companyId: number,
+    client: ClientInfo,
+    method: LoginMethod = 'password',
+    provider: { issuer: string; sub: string; sid: string | null } | null = null,
+  ): Promise<LoginResult> {
+    const now = this.clock.now();
+    const company = await this.store.company(manager, companyId);
+    const session: LoginSession = {
+      id: randomUUID(),
+      employeeId: employee.id,
+      companyId,
+      createdAt: now,
+      lastUsedAt: now,
+      method,
+      provenAt: now,
+      ssoIssuer: provider?.issuer ?? null,
+      ssoSub: provider?.sub ?? null,
+      ssoSid: provider?.sid ?? null,
+      ip: client.ip.slice(0, 64),
+      userAgent: client.userAgent?.slice(0, 512) ?? null,
+      endedAt: null,
+      endReason: null,
+    };
+    await this.store.insertSession(manager, session);
+    const pair = await this.issuer.issue(manager, session, companyId, now);
+    await this.audit.record(manager, {
+      type: 'login.succeeded',
+      companyId,
+      actor: { kind: 'employee', id: employee.id, email: employee.email },
+      sessionId: session.id,
+      ip: client.ip,
+      userAgent: client.userAgent,
+      details: { method },
+    });
+    return toLoginResult(pair, session, company, employee);
+  }
+}

@@ -1,0 +1,53 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppMetrics } from '../../platform/common/metrics/app-metrics';
+import { recordHttpMetrics } from '../../platform/common/metrics/http-metrics';
+import type { RateLimitHeaders } from '../../rate-limiting/limiter/rate-limit-headers';
+import type { CorsPolicy } from './cors';
+import { answeredAtEdge, closeIfBodyUnread, refuseWhileClosing } from './edge-errors';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** `performance.now()` when the request arrived, for http_request_duration_seconds. */
+    startedAt: number;
+  }
+}
+
+/**
+ * Every per-request concern that is not a route's own, in one onRequest and one onSend hook: the request id,
+ * the answers decided before routing (503 while closing, 414), CORS, the connection handling of answers sent
+ * before the body was read, the HTTP metrics and the rate-limit headers of requests no guard saw.
+ *
+ * One hook of each kind rather than one per concern: each further hook is another step of Fastify's hook
+ * runner on every request, and an onResponse hook (the natural place for metrics) makes Fastify attach two
+ * listeners and read the clock twice more per response. The concerns stay in their own modules; this only
+ * decides the order they run in.
+ */
+export function installRequestHooks(
+  fastify: FastifyInstance,
+  parts: { cors: CorsPolicy | undefined; rateLimitHeaders: RateLimitHeaders; metrics: AppMetrics },
+): void {
+  const { cors, rateLimitHeaders, metrics } = parts;
+  fastify.decorateRequest('startedAt', 0);
+  refuseWhileClosing(fastify);
+
+  fastify.addHook('onRequest', (request, reply, done) => {
+    request.startedAt = performance.now();
+    reply.header('x-request-id', request.id);
+    // docs/contract.md "Error bodies": every answer, so no browser ever sniffs a JSON body into something else.
+    reply.header('x-content-type-options', 'nosniff');
+    if (answeredAtEdge(fastify, request, reply)) return;
+    if (cors !== undefined && cors(request, reply)) return;
+    done();
+  });
+
+  fastify.addHook('onSend', (request, reply, payload, done) => {
+    closeIfBodyUnread(request, reply);
+    recordHttpMetrics(metrics, request, reply);
+    const filling = rateLimitHeaders.fillIn(request, reply);
+    if (filling === undefined) return done(null, payload);
+    filling.then(
+      () => done(null, payload),
+      () => done(null, payload),
+    );
+  });
+}

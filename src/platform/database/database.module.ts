@@ -1,0 +1,59 @@
+import { Injectable, Logger, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { AppMetrics } from '../common/metrics/app-metrics';
+import { buildDataSourceOptions } from './data-source-options';
+import { QueryCounter } from './query-counter';
+import { runPendingMigrationsFor } from './migration-runner';
+import { DATABASE_SCHEMA, type DatabaseSchema } from './schema';
+
+/** The statements counted by {@link QueryCounter} (per process, as the TypeORM logger is), read when scraped. */
+@Injectable()
+class QueryMetrics {
+  constructor(metrics: AppMetrics) {
+    metrics.readCounter({
+      name: 'db_queries_total',
+      help: 'Statements this process sent to the database.',
+      read: () => QueryCounter.total,
+    });
+  }
+}
+
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({
+      inject: [AppConfig, DATABASE_SCHEMA],
+      useFactory: (config: AppConfig, schema: DatabaseSchema) => ({
+        ...buildDataSourceOptions(config, schema),
+        // Fail the boot at once when the database is down; the orchestrator restarts us. No retry also means
+        // no "Unable to connect… Retrying (1)" line with a stack before main's one-line reason.
+        retryAttempts: 0,
+        toRetry: () => false,
+      }),
+      dataSourceFactory: async (options) => {
+        const dataSource = await new DataSource(options!).initialize();
+        return dataSource;
+      },
+    }),
+  ],
+  providers: [
+    QueryMetrics,
+    {
+      provide: 'MIGRATIONS_APPLIED',
+      inject: [DataSource, AppConfig, DATABASE_SCHEMA],
+      useFactory: async (dataSource: DataSource, config: AppConfig, schema: DatabaseSchema) => {
+        if (!config.migrationsRun) return [];
+        const applied = await runPendingMigrationsFor(config, schema, dataSource);
+        if (applied.length > 0) {
+          // One line, not the class names: a first start applies them all, and its screen is for the password.
+          const latest = applied[applied.length - 1].name;
+          new Logger('Database').log(`Applied ${applied.length} migration(s), the latest ${latest}`);
+        }
+        return applied;
+      },
+    },
+  ],
+  exports: ['MIGRATIONS_APPLIED'],
+})
+export class DatabaseModule {}

@@ -1,0 +1,169 @@
+import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../platform/common/errors/api-error';
+import { AppMetrics } from '../../platform/common/metrics/app-metrics';
+import {
+  type BucketStorage,
+  RATE_LIMIT_STORAGE,
+  type RateLimitRecord,
+} from '../../platform/counters/rate-limit-storage';
+import type { OverrideRule } from '../overrides/override-table';
+import { RateLimitOverrides } from '../overrides/rate-limit-overrides';
+import { LimitedCredentials } from './limited-credentials';
+import { NO_CREDENTIAL, RateLimitCredentials } from '../../access/rules/rate-limit-credentials';
+import { counterKey, rateLimitIdentifier } from './rate-limit-key';
+import { setRateLimitHeaders } from './rate-limit-response-headers';
+import { policyName, RATE_LIMIT_PERIOD_MS, RateLimitPolicy, type RouteLimits } from './rate-limit.policy';
+
+/** The storages take the throttler's name; ours is part of every key already (`req:`), so this is only a label. */
+const THROTTLER_NAME = 'default';
+/** The bucket is its own block: a refused request waits only for the next slot. */
+const BLOCK_DURATION_MS = 0;
+
+/**
+ * The request rate limit (source §8): the route's group, capacity and exemption come from its plan (compiled at
+ * start, RateLimitPolicy), the counting from a ThrottlerStorage (@nestjs/throttler's contract; CountersModule's
+ * memory or Redis buckets). Registered as the first global guard, so every request counts, those that then
+ * fail authentication included.
+ *
+ * It runs before authentication and never looks inside it: it asks {@link RateLimitCredentials} what memory
+ * knows of the header. Its one branch:
+ * - Known (valid, or known not to be: none, malformed, revoked, expired): counted on its counter (its token
+ *   hash, or `-`); a 429 costs no look-up and no database query.
+ * - First sight ({@link firstSight}): a JWT carrying our valid signature is looked up first, then counted on
+ *   its own counter, so a client's first request with a new login is never charged to, or refused by, its `-`
+ *   counter; anything else (an API key not seen yet) is counted on the client's `-` counter first, and only a
+ *   request that counter admits has its key looked up (and, if valid, is counted on the key's counter too). A
+ *   flood of made-up API keys from one client therefore costs at most the `-` bucket's capacity, then its drain
+ *   rate, of look-ups, and its 429s cost none.
+ *
+ * An operator's override (src/rate-limiting/overrides/) applies to a credential memory knows to be valid: its
+ * capacity replaces the table's (`enforce`), or is only measured against (`shadow`: the table decides, and a
+ * request the override would refuse is counted as `shadow_limited` and logged). A first sight uses the table.
+ */
+@Injectable()
+export class RateLimitGuard implements CanActivate {
+  constructor(
+    @Inject(RATE_LIMIT_STORAGE) private readonly counters: BucketStorage,
+    private readonly policy: RateLimitPolicy,
+    private readonly credentials: RateLimitCredentials,
+    private readonly metrics: AppMetrics,
+    private readonly overrides: RateLimitOverrides,
+    private readonly limited: LimitedCredentials,
+  ) {}
+
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    const route = this.policy.route(context.getHandler(), context.getClass());
+    if (route.skip) return true;
+    // The request and reply are arguments 0 and 1; switchToHttp() would allocate three closures per call.
+    const request = context.getArgByIndex<FastifyRequest>(0);
+    const reply = context.getArgByIndex<FastifyReply>(1);
+    const limit = this.policy.limitFor(request.method, route);
+    const known = this.credentials.knownTokenHash(request);
+    if (known === undefined) return this.firstSight(request, reply, route, limit);
+    const identifier = rateLimitIdentifier(request, route.group, known);
+    // No override anywhere (nearly always): one property read, nothing else.
+    const override = known !== NO_CREDENTIAL && this.overrides.any ? this.overrideFor(request, route) : undefined;
+    if (override !== undefined) return this.countOverridden(request, reply, route, identifier, limit, override);
+    return this.count(identifier, limit).then((record) =>
+      this.answer(request, reply, route, identifier, limit, record),
+    );
+  }
+
+  /** The operator's override for this credential's company or API key on this method × group, from memory. */
+  private overrideFor(request: FastifyRequest, route: RouteLimits): OverrideRule | undefined {
+    const owner = this.credentials.knownOwner(request);
+    if (owner === undefined) return undefined;
+    const apiKeyId = owner.kind === 'api_key' ? owner.credentialId : null;
+    return this.overrides.lookup(owner.companyId, apiKeyId, request.method, route.group);
+  }
+
+  private async countOverridden(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    route: RouteLimits,
+    identifier: string,
+    limit: number,
+    override: OverrideRule,
+  ): Promise<boolean> {
+    if (override.mode === 'enforce') {
+      const record = await this.count(identifier, override.limit);
+      return this.answer(request, reply, route, identifier, override.limit, record);
+    }
+    // Shadow: the table decides; the bucket's level says whether the override's capacity would have held.
+    const record = await this.count(identifier, limit);
+    const shadowLimited = !record.isBlocked && record.totalHits > override.limit;
+    if (shadowLimited) this.overrides.shadowLimited(identifier, override);
+    return this.answer(request, reply, route, identifier, limit, record, shadowLimited);
+  }
+
+  /** A refusal of a credential memory knows to be valid, for the administration page (a request with none: not). */
+  private noteLimited(request: FastifyRequest, route: RouteLimits, refused: boolean): void {
+    const owner = this.credentials.knownOwner(request);
+    if (owner !== undefined)
+      this.limited.note(owner, request.method, route.group, refused ? 'limited' : 'shadow_limited');
+  }
+
+  /** A credential memory cannot judge yet: see the class comment for who pays for its look-up. */
+  private async firstSight(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    route: RouteLimits,
+    limit: number,
+  ): Promise<boolean> {
+    const { group } = route;
+    let identifier = rateLimitIdentifier(request, group, NO_CREDENTIAL);
+    if (this.credentials.vouchedFor(request)) {
+      identifier = rateLimitIdentifier(request, group, await this.credentials.tokenHash(request));
+    }
+    let record = await this.count(identifier, limit);
+    if (!record.isBlocked && identifier.endsWith(`|${NO_CREDENTIAL}`)) {
+      const own = rateLimitIdentifier(request, group, await this.credentials.tokenHash(request));
+      if (own !== identifier) {
+        identifier = own;
+        record = await this.count(identifier, limit);
+      }
+    }
+    return this.answer(request, reply, route, identifier, limit, record);
+  }
+
+  private count(identifier: string, limit: number): Promise<RateLimitRecord> {
+    return this.counters.increment(
+      counterKey(identifier),
+      RATE_LIMIT_PERIOD_MS,
+      limit,
+      BLOCK_DURATION_MS,
+      THROTTLER_NAME,
+    );
+  }
+
+  /** The headers every counted request carries, the decision's metric, and the 429 when over the limit. */
+  private answer(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    route: RouteLimits,
+    identifier: string,
+    limit: number,
+    record: RateLimitRecord,
+    shadowLimited = false,
+  ): true {
+    // While Redis is away the storage applies this instance's share of the limit; the headers show that one.
+    const applied = record.limit ?? limit;
+    // The route's own method at its own capacity (nearly every request) reuses the fields its plan serialized.
+    const own = request.method === route.method && applied === route.capacity;
+    setRateLimitHeaders(reply, {
+      applied,
+      used: record.totalHits,
+      secondsToEmpty: record.timeToExpire,
+      identifier,
+      name: own ? route.name : policyName(request.method, route.group),
+      item: own ? route.item : undefined,
+      policy: own ? route.policy : undefined,
+    });
+    this.metrics.rateLimitDecision(identifier, record.isBlocked, shadowLimited);
+    if (record.isBlocked || shadowLimited) this.noteLimited(request, route, record.isBlocked);
+    if (record.isBlocked) throw ApiError.requestRateLimited(record.timeToBlockExpire || record.timeToExpire);
+    return true;
+  }
+}

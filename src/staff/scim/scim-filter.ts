@@ -1,0 +1,43 @@
+import { HttpStatus } from '@nestjs/common';
+import { findInputProblem } from '../../platform/common/http/input-sanity';
+import { ScimError } from './scim-errors';
+
+/** What a supported filter asks for: the member whose e-mail (userName) is this, compared without case. */
+export interface UserFilter {
+  userName: string;
+}
+
+const USER_SCHEMA_PREFIX = 'urn:ietf:params:scim:schemas:core:2.0:user:';
+/** `attrPath SP "eq" SP compValue` (RFC 7644 3.4.2.2), the compValue a JSON string; nothing else is accepted. */
+const EQ_FILTER = /^\s*([A-Za-z][\w:.-]*)\s+([A-Za-z]+)\s+("(?:[^"\\]|\\.)*")\s*$/;
+
+const invalidFilter = (detail: string) => new ScimError(HttpStatus.BAD_REQUEST, detail, 'invalidFilter');
+
+/**
+ * The filter grammar identity providers send when they look a user up before creating it (Okta, Microsoft Entra
+ * ID: `userName eq "ann@example.com"`). Attribute names and the operator are case-insensitive (RFC 7643 2.1,
+ * RFC 7644 3.4.2.2); the value of userName is compared without case, as its schema says (`caseExact: false`).
+ * Every other filter (another attribute, another operator, `and`/`or`, a value that is not a string) answers
+ * 400 `invalidFilter`: a client must never get a silently unfiltered list.
+ */
+export function parseUserFilter(filter: string): UserFilter {
+  if (filter.length > 1000) throw invalidFilter('The filter is too long.');
+  const match = EQ_FILTER.exec(filter);
+  if (!match) throw invalidFilter('Only filters of the form userName eq "value" are supported.');
+  const [, rawAttribute, operator, literal] = match;
+  let attribute = rawAttribute.toLowerCase();
+  if (attribute.startsWith(USER_SCHEMA_PREFIX)) attribute = attribute.slice(USER_SCHEMA_PREFIX.length);
+  if (attribute !== 'username') throw invalidFilter('Only the attribute userName can be filtered on.');
+  if (operator.toLowerCase() !== 'eq') throw invalidFilter('Only the operator eq is supported.');
+  let value: unknown;
+  try {
+    value = JSON.parse(literal);
+  } catch {
+    throw invalidFilter('The filter value is not a valid string.');
+  }
+  if (typeof value !== 'string') throw invalidFilter('The filter value is not a valid string.');
+  // The input-sanity layer saw the escapes (`\u0000`), not what they stand for: the same rule, after unescaping.
+  const problem = findInputProblem(value);
+  if (problem) throw invalidFilter(`The filter value ${problem.message.replace(/^the value /, '')}.`);
+  return { userName: value };
+}
