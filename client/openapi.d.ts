@@ -1766,7 +1766,7 @@ export interface components {
              *       "products:read"
              *     ]
              */
-            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "*")[];
+            permissions: ("users:read" | "users:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "files:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "marketingconversations:read" | "marketingconversations:write" | "*")[];
         };
         SsoConnectionDto: {
             issuer: string;
@@ -1944,14 +1944,14 @@ export interface components {
              *       "products:read"
              *     ]
              */
-            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "*")[];
+            permissions: ("users:read" | "users:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "files:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "marketingconversations:read" | "marketingconversations:write" | "*")[];
         };
         CreatedInvitationDto: {
             /** Format: uuid */
             id: string;
             /** Format: email */
             email: string;
-            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "*")[];
+            permissions: ("users:read" | "users:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "files:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "marketingconversations:read" | "marketingconversations:write" | "*")[];
             /**
              * @description Shown only in this answer; valid 7 days, once
              * @example qX3v9Lr2TfWk8pZmN4bYc7HsJd6eA1uG
@@ -1965,7 +1965,7 @@ export interface components {
             id: string;
             /** Format: email */
             email: string;
-            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "*")[];
+            permissions: ("users:read" | "users:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "files:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "marketingconversations:read" | "marketingconversations:write" | "*")[];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2029,7 +2029,7 @@ export interface components {
              *       "users:read"
              *     ]
              */
-            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "*")[];
+            permissions: ("users:read" | "users:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "files:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "marketingconversations:read" | "marketingconversations:write" | "*")[];
             /** @enum {string} */
             credential: "jwt" | "api_key";
             /**
@@ -2050,7 +2050,7 @@ export interface components {
             email: string;
             /** @example Demo Owner */
             name: string;
-            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "*")[];
+            permissions: ("users:read" | "users:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "files:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "marketingconversations:read" | "marketingconversations:write" | "*")[];
             /** @description Whether the employee has TOTP (a second factor) on */
             mfa: boolean;
         };
@@ -2081,7 +2081,7 @@ export interface components {
              *       "products:read"
              *     ]
              */
-            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "*")[];
+            permissions: ("users:read" | "users:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "files:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "marketingconversations:read" | "marketingconversations:write" | "*")[];
         };
         CompanyEmployeeDto: {
             /** @example 1 */
@@ -2093,7 +2093,7 @@ export interface components {
             email: string;
             /** @example Demo Owner */
             name: string;
-            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "*")[];
+            permissions: ("users:read" | "users:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "files:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "marketingconversations:read" | "marketingconversations:write" | "*")[];
         };
         ReplacePermissionsDto: {
             /**
@@ -2103,7 +2103,7 @@ export interface components {
              *       "orders:read"
              *     ]
              */
-            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "*")[];
+            permissions: ("users:read" | "users:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "files:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "marketingconversations:read" | "marketingconversations:write" | "*")[];
         };
         ResetCodeDto: {
             /**
@@ -2253,13 +2253,13 @@ export interface components {
              *       "products:read"
              *     ]
              */
-            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "*")[];
+            permissions: ("users:read" | "users:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "files:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "marketingconversations:read" | "marketingconversations:write" | "*")[];
         };
         CreatedApiKeyDto: {
             /** Format: uuid */
             id: string;
             name: string;
-            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "*")[];
+            permissions: ("users:read" | "users:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "files:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "marketingconversations:read" | "marketingconversations:write" | "*")[];
             /**
              * @description key:secret — send it as the raw Authorization header value. Shown only in this response.
              * @example ak_3kTq9vX2mB7pLw4Z:Yk1m…
@@ -2276,7 +2276,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             name: string;
-            permissions: ("users:read" | "users:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "files:write" | "marketingconversations:read" | "marketingconversations:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "*")[];
+            permissions: ("users:read" | "users:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "files:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "marketingconversations:read" | "marketingconversations:write" | "*")[];
             /**
              * @description The part of the key before `:` (not secret)
              * @example ak_3kTq9vX2mB7pLw4Z

@@ -14,8 +14,6 @@ const EXPECTED = `
 DELETE /scim/v2/Users/:id                      own guard: SCIM bearer token                  scim: 3 per 3 s
 DELETE /v1/apikeys/:id                         permission apikeys:manage, JWT only           apikeys: 3 per 3 s
 DELETE /v1/auditevents/streams/:id             permission auditevents:read, JWT only         auditevents: 3 per 3 s
-DELETE /v1/files/:id                           permission files:write                        files: 3 per 3 s
-DELETE /v1/products/:id                        permission products:write                     products: 3 per 3 s
 DELETE /v1/scim/tokens/:id                     permission sso:manage, JWT only, step-up      scim: 3 per 3 s
 DELETE /v1/sso/connection                      permission *, JWT only, step-up               sso: 3 per 3 s
 DELETE /v1/users/:id                           permission users:write, JWT only              users: 3 per 3 s
@@ -38,16 +36,6 @@ GET /v1/apikeys                                permission apikeys:manage        
 GET /v1/auditevents                            permission auditevents:read                   auditevents: 30 per 3 s
 GET /v1/auditevents/streams                    permission auditevents:read                   auditevents: 30 per 3 s
 GET /v1/auditevents/streams/:id/deliveries     permission auditevents:read                   auditevents: 30 per 3 s
-GET /v1/files                                  permission files:write                        files: 30 per 3 s
-GET /v1/files/:id                              permission files:write                        files: 30 per 3 s
-GET /v1/files/:id/content                      permission files:write                        files: 30 per 3 s
-GET /v1/marketingconversations                 permission marketingconversations:read        marketingconversations: 30 per 3 s
-GET /v1/marketingconversations/:id             permission marketingconversations:read        marketingconversations: 30 per 3 s
-GET /v1/marketingconversations/:id/messages    permission marketingconversations:read        marketingconversations: 30 per 3 s
-GET /v1/orders                                 permission orders:read                        orders: 30 per 3 s
-GET /v1/orders/:id                             permission orders:read                        orders: 30 per 3 s
-GET /v1/products                               permission products:read                      products: 30 per 3 s
-GET /v1/products/:id                           permission products:read                      products: 30 per 3 s
 GET /v1/ratelimits                             any credential                                ratelimits: 30 per 3 s
 GET /v1/ratelimits/company                     permission auditevents:read                   ratelimits: 30 per 3 s
 GET /v1/scim/tokens                            permission sso:manage                         scim: 30 per 3 s
@@ -60,16 +48,9 @@ GET /v1/users/me                               any credential                   
 GET /v1/users/me/passkeys                      JWT only                                      users: 30 per 3 s
 GET /v1/users/sessions                         JWT only                                      users: 30 per 3 s
 PATCH /scim/v2/Users/:id                       own guard: SCIM bearer token                  scim: 30 per 3 s
-PATCH /v1/products/:id                         permission products:write                     products: 30 per 3 s
 POST /scim/v2/Users                            own guard: SCIM bearer token                  scim: 15 per 3 s
 POST /v1/apikeys                               permission apikeys:manage, JWT only, step-up  apikeys: 15 per 3 s
 POST /v1/auditevents/streams                   permission auditevents:read, JWT only         auditevents: 15 per 3 s
-POST /v1/files                                 permission files:write                        files: 30 per 3 s
-POST /v1/files/addimagefromurl                 permission files:write                        files: 30 per 3 s
-POST /v1/marketingconversations                permission marketingconversations:write       marketingconversations: 60 per 3 s
-POST /v1/marketingconversations/:id/messages   permission marketingconversations:write       marketingconversations: 60 per 3 s
-POST /v1/orders                                permission orders:write                       orders: 15 per 3 s
-POST /v1/products                              permission products:write                     products: 15 per 3 s
 POST /v1/scim/tokens                           permission *, JWT only, step-up               scim: 15 per 3 s
 POST /v1/sso/backchannel-logout                public                                        sso: 15 per 3 s
 POST /v1/sso/connection/domains/verify         permission *, JWT only, step-up               sso: 15 per 3 s
@@ -97,8 +78,6 @@ POST /v1/users/passkeys/options                public                           
 POST /v1/users/passwordreset                   public                                        users: 15 per 3 s
 POST /v1/users/refreshtoken                    public                                        users: 15 per 3 s
 PUT /scim/v2/Users/:id                         own guard: SCIM bearer token                  scim: 15 per 3 s
-PUT /v1/orders/:id                             permission orders:write                       orders: 15 per 3 s
-PUT /v1/products/:id                           permission products:write                     products: 15 per 3 s
 PUT /v1/sso/connection                         permission *, JWT only, step-up               sso: 15 per 3 s
 PUT /v1/users/:id/permissions                  permission users:write, step-up               users: 15 per 3 s
 `;

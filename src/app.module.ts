@@ -16,12 +16,8 @@ import { CompanyModule } from './accounts/company/company.module';
 import { CoreModule } from './core.module';
 import { EmployeeModule } from './accounts/employee/employee.module';
 import { featureModules } from './feature-modules';
-import { FilesModule } from './features/files/files.module';
 import { HealthModule } from './operations/health/health.module';
-import { MarketingConversationsModule } from './features/marketing-conversations/marketing-conversations.module';
 import { MembershipModule } from './accounts/membership/membership.module';
-import { OrdersModule } from './features/orders/orders.module';
-import { ProductsModule } from './features/products/products.module';
 import { RateLimitGuard } from './rate-limiting/limiter/rate-limit.guard';
 import { RateLimitModule } from './rate-limiting/limiter/rate-limit.module';
 import { RateLimitStatusModule } from './rate-limiting/status/rate-limit-status.module';
@@ -60,16 +56,13 @@ export class AppModule {
         StepUpModule,
         OperatorSocketModule,
         ApiKeysModule,
-        FilesModule,
-        ProductsModule,
-        OrdersModule,
-        MarketingConversationsModule,
+        // The feature modules of src/features.ts (products, orders, files, marketing conversations, and those added
+        // with `npm run new:module`): their own route prefixes, so their place here only orders the OpenAPI document.
+        ...featureModules().map((feature) => feature.module),
         AuditModule,
         AuditEventsModule,
         ScimModule,
         EventStreamsModule,
-        // The modules added with `npm run new:module` (src/features.ts).
-        ...featureModules().map((feature) => feature.module),
       ],
       providers: [
         DatabaseOutageLog,

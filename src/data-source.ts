@@ -4,13 +4,7 @@ import { LoginSession } from './identity/sessions/login-session.entity';
 import { IssuedToken } from './identity/sessions/issued-token.entity';
 import { Company } from './accounts/company/company.entity';
 import { Employee } from './accounts/employee/employee.entity';
-import { StoredFile } from './features/files/file.entity';
 import { Membership } from './accounts/membership/membership.entity';
-import { OrderLine } from './features/orders/order-line.entity';
-import { Order } from './features/orders/order.entity';
-import { Product } from './features/products/product.entity';
-import { MarketingConversation } from './features/marketing-conversations/conversation.entity';
-import { MarketingMessage } from './features/marketing-conversations/message.entity';
 import { LoginTicket } from './identity/passkeys/login-ticket.entity';
 import { Passkey } from './identity/passkeys/passkey.entity';
 import { WebauthnChallenge } from './identity/passkeys/webauthn-challenge.entity';
@@ -33,12 +27,6 @@ const CORE_ENTITIES = [
   LoginSession,
   IssuedToken,
   ApiKey,
-  Product,
-  Order,
-  OrderLine,
-  MarketingConversation,
-  MarketingMessage,
-  StoredFile,
   AuditEvent,
   RateLimitOverride,
   ScimToken,

@@ -8,6 +8,10 @@
  */
 // prettier-ignore
 export const FEATURES = [
+  { folder: 'files', permissions: { 'files:write': 'Upload files' } },
+  { folder: 'products', permissions: { 'products:read': 'See products', 'products:write': 'Change products' } },
+  { folder: 'orders', permissions: { 'orders:read': 'See orders', 'orders:write': 'Change orders' } },
+  { folder: 'marketing-conversations', permissions: { 'marketingconversations:read': 'See marketing conversations', 'marketingconversations:write': 'Write marketing conversations' } },
 ] as const satisfies readonly FeatureEntry[];
 
 export interface FeatureEntry {

@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { MIGRATIONS } from '../src/platform/database/migrations';
+import { ALL_MIGRATION_NAMES } from './support/all-migrations';
 import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
 import { CHILD_TEST_ENV, killChildren, requireBuild, spawnNode } from './support/processes';
 
@@ -36,7 +36,7 @@ describe('operator scripts', () => {
     const env = { ...CHILD_TEST_ENV, ...db.env };
     const before = await spawnNode(RUN_BUILT, SHOW_MIGRATIONS, env).exit(30_000);
     expect(before.code).toBe(0);
-    const names = MIGRATIONS.map((migration) => (migration as { name: string }).name);
+    const names = ALL_MIGRATION_NAMES;
     expect(names.length).toBeGreaterThan(3);
     for (const name of names) expect(before.stdout).toContain(`[ ] ${name}`);
 

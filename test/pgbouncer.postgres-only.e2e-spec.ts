@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/platform/config/app-config';
 import { dataSourceOptions } from '../src/data-source';
 import { runPendingMigrations } from '../src/platform/database/migration-runner';
-import { MIGRATIONS } from '../src/platform/database/migrations';
+import { ALL_MIGRATION_NAMES } from './support/all-migrations';
 import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
 import { call, createFleetAccount, freshIp, logIn, type Session, sleep, startFleet } from './support/fleet';
 import { PgBouncer } from './support/pgbouncer';
@@ -62,11 +62,11 @@ describe('behind PgBouncer in transaction mode', () => {
       const outcomes = await Promise.allSettled(sources.map((source) => runPendingMigrations(source)));
       expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
       const applied = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? outcome.value : []));
-      expect(applied).toHaveLength(MIGRATIONS.length);
+      expect(applied).toHaveLength(ALL_MIGRATION_NAMES.length);
     } finally {
       await Promise.all(sources.map((source) => source.destroy()));
     }
-    expect(await appliedNames(database.url!)).toEqual(MIGRATIONS.map((migration) => migration.name));
+    expect(await appliedNames(database.url!)).toEqual(ALL_MIGRATION_NAMES);
     expect(await advisoryLocks(database.url!)).toBe(0);
   });
 
@@ -85,7 +85,7 @@ describe('behind PgBouncer in transaction mode', () => {
     }, 90_000);
 
     it('applies each migration once and leaves no advisory lock held', async () => {
-      expect(await appliedNames(database.url!)).toEqual(MIGRATIONS.map((migration) => migration.name));
+      expect(await appliedNames(database.url!)).toEqual(ALL_MIGRATION_NAMES);
       expect(await advisoryLocks(database.url!)).toBe(0);
     });
 

@@ -34,8 +34,8 @@ export function generatedTable(markdown: string, name: string): string {
 const cell = (text: string) => text.replace(/\|/g, '\\|');
 
 /**
- * The permissions of src/access/permissions/permission.ts (`'core'`: the contract's, in docs/api.md; `'features'`: those
- * of the modules of src/features.ts, in docs/feature-modules.md) with the label the administration page shows.
+ * The permissions of src/access/permissions/permission.ts (`'core'`: the core modules', in docs/api.md; `'features'`:
+ * those of the modules of src/features.ts, in docs/feature-modules.md) with the label the administration page shows.
  */
 export function permissionsTable(which: 'core' | 'features' = 'core'): string {
   const feature = new Set<Permission>(FEATURE_PERMISSIONS);

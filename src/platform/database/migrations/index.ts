@@ -1,9 +1,5 @@
 import { CreateCompaniesEmployeesMemberships1763700000000 } from './1763700000000-CreateCompaniesEmployeesMemberships';
 import { CreateSessionsTokensApiKeys1763700100000 } from './1763700100000-CreateSessionsTokensApiKeys';
-import { CreateProducts1763700200000 } from './1763700200000-CreateProducts';
-import { CreateOrders1763700300000 } from './1763700300000-CreateOrders';
-import { CreateFiles1763700400000 } from './1763700400000-CreateFiles';
-import { CreateMarketingConversations1763700500000 } from './1763700500000-CreateMarketingConversations';
 import { CreateAuditEvents1795552708000 } from './1795552708000-CreateAuditEvents';
 import { CreateStaffAccountTables1795552800000 } from './1795552800000-CreateStaffAccountTables';
 import { CreateRateLimitOverrides1795552900000 } from './1795552900000-CreateRateLimitOverrides';
@@ -23,10 +19,6 @@ import { CapScimTokens1795553800000 } from './1795553800000-CapScimTokens';
 export const MIGRATIONS = [
   CreateCompaniesEmployeesMemberships1763700000000,
   CreateSessionsTokensApiKeys1763700100000,
-  CreateProducts1763700200000,
-  CreateOrders1763700300000,
-  CreateFiles1763700400000,
-  CreateMarketingConversations1763700500000,
   CreateAuditEvents1795552708000,
   CreateStaffAccountTables1795552800000,
   CreateRateLimitOverrides1795552900000,
