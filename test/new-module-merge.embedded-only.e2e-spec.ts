@@ -7,8 +7,8 @@ import { dirname, join, resolve } from 'node:path';
  * docs/adding-a-feature-module.md followed literally, by two teams each adding a module at once: in a git repository made from this working tree, `npm run new:module`
  * runs on two branches with two names, each branch changes no shared file but src/features.ts (and its rows of
  * docs/feature-modules.md), git merges the two without a conflict (both files merge=union, .gitattributes), and the
- * result passes the checks `npm test` runs on code: typecheck, ESLint, Prettier, the folder rules, and the unit
- * and repository jest projects, and each module's own generated e2e test; the built TypeORM CLI (ormconfig.ts) then lists both modules' migrations. Only
+ * result passes the checks `npm test` runs on code: typecheck, ESLint, Prettier, the layout rules, the unit specs
+ * the change reaches and every repository check, and each module's own generated e2e test; the built TypeORM CLI (ormconfig.ts) then lists both modules' migrations. Only
  * that step opens a database (an embedded one, in the temporary folder); it sits with the other generator test.
  */
 const ROOT = resolve(__dirname, '..');
@@ -103,15 +103,31 @@ describe('two modules generated on two branches', () => {
     const boundaries = expectSuccess(run(process.execPath, ['scripts/check-boundaries.js']));
     expect(boundaries).toContain('cycles: 0');
 
-    // Each module's routes match its own table; the shared table is untouched; everything passes as generated.
-    const tests = run(join(BIN, 'jest'), ['--selectProjects', 'unit', 'repository', '--maxWorkers=1', '--verbose']);
-    const failed = [...new Set([...tests.out.matchAll(/^ {2}● (.+)$/gm)].map((match) => match[1]))]
+    // Each module's routes match its own table; the shared table is untouched; everything passes as generated:
+    // every repository check (they read documents, not imports) and every unit spec that imports, directly or
+    // not, a file the merge changed (jest --findRelatedTests): the route tables, the permission catalogue, the
+    // app module. Unit specs of code the merge cannot reach (the storages, the embedded driver) are npm test's.
+    const tests = run(join(BIN, 'jest'), [
+      '--selectProjects',
+      'unit',
+      '--maxWorkers=1',
+      '--verbose',
+      '--findRelatedTests',
+      ...code,
+    ]);
+    const repository = run(join(BIN, 'jest'), ['--selectProjects', 'repository', '--maxWorkers=1', '--verbose']);
+    const failed = [
+      ...new Set([...`${tests.out}${repository.out}`.matchAll(/^ {2}● (.+)$/gm)].map((match) => match[1])),
+    ]
       .filter((title) => title !== 'Console')
       .sort();
     expect(failed).toEqual([]);
     expectSuccess(tests);
+    expectSuccess(repository);
+    expect(tests.out).toContain('src/app-routes.spec.ts');
     expect(tests.out).toMatch(/✓ of the feature module notes match its reviewed table/);
     expect(tests.out).toMatch(/✓ of the feature module memos match its reviewed table/);
+    expect(repository.out).toMatch(/Tests:\s+(\d+ skipped, )?\d+ passed, \d+ total/);
     expect(tests.out).toMatch(/Tests:\s+(\d+ skipped, )?\d+ passed, \d+ total/);
 
     // Each module's own generated e2e test, as the guide runs it: the scaffold works end to end.
