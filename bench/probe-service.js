@@ -22,16 +22,16 @@ if (off.has('request-id')) {
   const fixed = crypto.randomUUID();
   crypto.randomUUID = () => fixed;
 }
-if (off.has('headers')) dist('rate-limit/rate-limit-response-headers').setRateLimitHeaders = () => undefined;
+if (off.has('headers')) dist('rate-limiting/limiter/rate-limit-response-headers').setRateLimitHeaders = () => undefined;
 if (off.has('metrics')) {
-  const { AppMetrics } = dist('common/metrics/app-metrics');
+  const { AppMetrics } = dist('platform/common/metrics/app-metrics');
   AppMetrics.prototype.httpRequest = () => undefined;
   AppMetrics.prototype.rateLimitDecision = () => undefined;
 }
-if (off.has('limiter')) dist('rate-limit/rate-limit.guard').RateLimitGuard.prototype.canActivate = yes;
-if (off.has('input')) dist('common/http/input-sanity').InputSanityGuard.prototype.canActivate = yes;
+if (off.has('limiter')) dist('rate-limiting/limiter/rate-limit.guard').RateLimitGuard.prototype.canActivate = yes;
+if (off.has('input')) dist('platform/common/http/input-sanity').InputSanityGuard.prototype.canActivate = yes;
 if (off.has('credential')) {
-  const { CredentialService } = dist('auth/credentials/credential.service');
+  const { CredentialService } = dist('identity/auth/credentials/credential.service');
   const peek = CredentialService.prototype.peek;
   let valid;
   CredentialService.prototype.peek = function (request) {
@@ -42,7 +42,7 @@ if (off.has('credential')) {
   };
 }
 if (off.has('access')) {
-  const { AuthGuard } = dist('auth/auth.guard');
+  const { AuthGuard } = dist('identity/auth/auth.guard');
   const canActivate = AuthGuard.prototype.canActivate;
   AuthGuard.prototype.canActivate = function (context) {
     const request = context.getArgByIndex(0);

@@ -12,11 +12,11 @@ const { resolve } = require('node:path');
 
 const distRoot = resolve(__dirname, '..', process.env.BENCH_DIST || 'dist');
 const dist = (path) => require(`${distRoot}/src/${path}`);
-const { SystemClock } = dist('common/clock/clock');
-const { redisOptions } = dist('redis-client/redis-client.module');
-const { MemoryRateLimitStorage } = dist('counters/memory-rate-limit.storage');
-const { RedisRateLimitStorage } = dist('counters/redis-rate-limit.storage');
-const { ResilientRateLimitStorage } = dist('counters/resilient-rate-limit.storage');
+const { SystemClock } = dist('platform/common/clock/clock');
+const { redisOptions } = dist('platform/redis-client/redis-client.module');
+const { MemoryRateLimitStorage } = dist('platform/counters/memory-rate-limit.storage');
+const { RedisRateLimitStorage } = dist('platform/counters/redis-rate-limit.storage');
+const { ResilientRateLimitStorage } = dist('platform/counters/resilient-rate-limit.storage');
 const { benchmarkKey, benchmarkStorage, measureHeapForDistinctKeys } = require('./lib/storage-benchmark');
 const { FixedWindowMemoryStorage } = require('./lib/fixed-window-storage');
 
