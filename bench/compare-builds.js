@@ -12,12 +12,14 @@
  * Rows: GET /v1/users/me with a JWT on each build (embedded database, memory store, a database of its own for
  * each), and the bare NestJS route of bench/bare-app.js as the machine's reference. Rounds interleave them
  * (base, new, bare, base, new, bare, ...); `new / base` is the median of the per-round ratios. BENCH_DURATION,
- * BENCH_WARMUP, BENCH_ROUNDS and BENCH_CONNECTIONS apply as for `npm run bench`.
+ * BENCH_WARMUP, BENCH_ROUNDS and BENCH_CONNECTIONS apply as for `npm run bench`. COMPARE_REDIS=<redis url> adds a
+ * section with both builds' counters in that Redis (a key prefix each), measured in the same rounds.
  */
 const { execFileSync } = require('node:child_process');
 const { mkdirSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir, cpus } = require('node:os');
 const { join, resolve } = require('node:path');
+const { randomBytes } = require('node:crypto');
 const { startServer, startService, killAll } = require('./lib/processes');
 const { settings, median, serviceEnv, json, seed, prepare, measureRows } = require('./lib/measure');
 const { baseBuild, requireBuild } = require('./lib/base-build');
@@ -37,11 +39,17 @@ function currentRev(root) {
   }
 }
 
-/** A build's service on an embedded database of its own, seeded, with a JWT issued by it. */
-async function startBuild(label, root, dataDirs) {
+/**
+ * A build's service on an embedded database of its own, seeded, with a JWT issued by it; with `redisUrl`, its
+ * counters in that Redis under a key prefix of its own.
+ */
+async function startBuild(label, root, dataDirs, redisUrl) {
   const dataDir = mkdtempSync(join(tmpdir(), 'staff-auth-compare-'));
   dataDirs.push(dataDir);
-  const env = serviceEnv({ DATA_DIR: dataDir, SEED_DEMO: 'false' });
+  const redis = redisUrl
+    ? { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: `compare-${randomBytes(4).toString('hex')}:` }
+    : {};
+  const env = serviceEnv({ DATA_DIR: dataDir, SEED_DEMO: 'false', ...redis });
   const companyId = await seed(env, root);
   const service = await startService(env, { label, root });
   const { jwt } = await prepare(service.url, companyId);
@@ -51,16 +59,49 @@ async function startBuild(label, root, dataDirs) {
 const ratioOf = (a, b, pick) => median(a.runs.map((run, i) => pick(run) / pick(b.runs[i])));
 const format = (value, digits = 0) => (value === null ? '-' : value.toFixed(digits));
 
+/** One section's lines: its rows, then new ÷ base and each build ÷ the bare route. */
+function section(title, baseRow, newRow, bareRow) {
+  const cpuRatio = baseRow.cpuUsPerRequest === null ? null : ratioOf(newRow, baseRow, (r) => r.cpuUsPerRequest);
+  return [
+    `## ${title}`,
+    '',
+    '| row | req/s (min–max) | server CPU µs/request | p99 ms | statuses |',
+    '|---|---|---|---|---|',
+    ...[baseRow, newRow, bareRow].map(
+      (r) =>
+        `| ${r.name} | ${Math.round(r.rps)} (${r.rpsRange.map(Math.round).join('–')}) | ${format(r.cpuUsPerRequest, 1)} | ` +
+        `${r.p99} | ${Object.entries(r.statuses)
+          .map(([code, count]) => `${code}: ${count}`)
+          .join(', ')} |`,
+    ),
+    '',
+    `new / base, req/s: ${format(newRow.ratio, 3)} (per round ${newRow.ratioRange.map((v) => v.toFixed(3)).join('–')}); ` +
+      `server CPU µs/request: ${format(cpuRatio, 3)} (below 1: the new build is cheaper).`,
+    `each build / bare route, req/s: base ${format(
+      ratioOf(baseRow, bareRow, (r) => r.rps),
+      3,
+    )}, new ${format(
+      ratioOf(newRow, bareRow, (r) => r.rps),
+      3,
+    )}.`,
+    '',
+  ];
+}
+
 async function main() {
   const base = baseBuild(HERE);
   const newRoot = requireBuild(resolve(process.env.NEW_ROOT ?? HERE));
+  // COMPARE_REDIS=<redis url> adds both builds with their counters in Redis, measured in the same rounds.
+  const redisUrl = process.env.COMPARE_REDIS;
   const dataDirs = [];
   const started = [];
   try {
     const a = await startBuild('base service', base.root, dataDirs);
-    started.push(a.service);
     const b = await startBuild('new service', newRoot, dataDirs);
-    started.push(b.service);
+    started.push(a.service, b.service);
+    const ra = redisUrl ? await startBuild('base service, Redis', base.root, dataDirs, redisUrl) : null;
+    const rb = redisUrl ? await startBuild('new service, Redis', newRoot, dataDirs, redisUrl) : null;
+    if (ra && rb) started.push(ra.service, rb.service);
     const me = await json(`${b.service.url}/v1/users/me`, { headers: { authorization: b.jwt } });
     const bare = await startServer(
       'bench/bare-app.js',
@@ -75,39 +116,35 @@ async function main() {
       service: build.service.url,
       pid: build.service.child.pid,
     });
-    const [baseRow, newRow, bareRow] = await measureRows([
+    const newRev = currentRev(newRoot);
+    const rows = await measureRows([
       { ...row(`base ${base.rev}: GET /v1/users/me, JWT`, a), baseline: true },
-      row(`new ${currentRev(newRoot)}: GET /v1/users/me, JWT`, b),
+      row(`new ${newRev}: GET /v1/users/me, JWT`, b),
       { name: 'bare NestJS route, same JSON', url: `${bare.url}/bare/me`, pid: bare.child.pid },
+      ...(ra && rb
+        ? [
+            row(`base ${base.rev}: GET /v1/users/me, JWT, Redis counters`, ra),
+            row(`new ${newRev}: GET /v1/users/me, JWT, Redis counters`, rb),
+          ]
+        : []),
     ]);
-    const cpuRatio = baseRow.cpuUsPerRequest === null ? null : ratioOf(newRow, baseRow, (r) => r.cpuUsPerRequest);
+    const [baseRow, newRow, bareRow, baseRedis, newRedis] = rows;
+    // measureRows gives each row's ratio against the baseline; the Redis section's new row is set against its base.
+    if (newRedis) {
+      newRedis.ratio = ratioOf(newRedis, baseRedis, (r) => r.rps);
+      newRedis.ratioRange = [
+        Math.min(...newRedis.runs.map((run, i) => run.rps / baseRedis.runs[i].rps)),
+        Math.max(...newRedis.runs.map((run, i) => run.rps / baseRedis.runs[i].rps)),
+      ];
+    }
     const report = [
       `# Build comparison ${new Date().toISOString()}`,
       '',
       `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; ${settings.rounds} interleaved rounds ` +
         `× ${settings.duration} s after ${settings.warmup} s of warm-up, ${settings.connections} connections; medians.`,
       '',
-      '| row | req/s (min–max) | server CPU µs/request | p99 ms | statuses |',
-      '|---|---|---|---|---|',
-      ...[baseRow, newRow, bareRow].map(
-        (r) =>
-          `| ${r.name} | ${Math.round(r.rps)} (${r.rpsRange.map(Math.round).join('–')}) | ${format(r.cpuUsPerRequest, 1)} | ` +
-          `${r.p99} | ${Object.entries(r.statuses)
-            .map(([code, count]) => `${code}: ${count}`)
-            .join(', ')} |`,
-      ),
-      '',
-      `new / base, req/s: ${format(newRow.ratio, 3)} (per round ${newRow.ratioRange.map((v) => v.toFixed(3)).join('–')}); ` +
-        `server CPU µs/request: ${format(cpuRatio, 3)} (below 1: the new build is cheaper).`,
-      `each build / bare route, req/s: base ${format(
-        ratioOf(baseRow, bareRow, (r) => r.rps),
-        3,
-      )}, ` +
-        `new ${format(
-          ratioOf(newRow, bareRow, (r) => r.rps),
-          3,
-        )}.`,
-      '',
+      ...section('Memory counters', baseRow, newRow, bareRow),
+      ...(newRedis ? section(`Redis counters (${redisUrl})`, baseRedis, newRedis, bareRow) : []),
     ].join('\n');
     process.stdout.write(`${report}\n`);
     mkdirSync(join(HERE, 'bench', 'results'), { recursive: true });
@@ -119,10 +156,6 @@ async function main() {
   }
 }
 
-process.on('SIGINT', () => {
-  killAll();
-  process.exit(130);
-});
 main().catch((error) => {
   killAll();
   process.stderr.write(`compare failed: ${error.stack ?? error}\n`);
