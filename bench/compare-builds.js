@@ -46,9 +46,7 @@ function currentRev(root) {
 async function startBuild(label, root, dataDirs, redisUrl) {
   const dataDir = mkdtempSync(join(tmpdir(), 'staff-auth-compare-'));
   dataDirs.push(dataDir);
-  const redis = redisUrl
-    ? { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: `compare-${randomBytes(4).toString('hex')}:` }
-    : {};
+  const redis = redisUrl ? { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: `compare-${randomBytes(4).toString('hex')}:` } : {};
   const env = serviceEnv({ DATA_DIR: dataDir, SEED_DEMO: 'false', ...redis });
   const companyId = await seed(env, root);
   const service = await startService(env, { label, root });

@@ -2,7 +2,9 @@
 /**
  * `node bench/profile.js`: the built service (embedded database, memory counters) under load on
  * GET /v1/users/me with a JWT, profiled with `node --cpu-prof`; prints self time by function and by file, as
- * µs per request. PROFILE_SECONDS (default 10) of load after 3 s of warm-up; PROFILE_DIR keeps the .cpuprofile.
+ * µs per request. PROFILE_SECONDS (default 10) of load after 3 s of warm-up; PROFILE_DIR keeps the .cpuprofile;
+ * PROFILE_ROOT profiles another built checkout (an older commit's, for a regression); PROFILE_ENV adds settings
+ * (JSON, e.g. {"REDIS_URL":"redis://127.0.0.1:6379"} for Redis counters).
  */
 const { mkdtempSync, readdirSync, readFileSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
@@ -81,8 +83,10 @@ async function main() {
   const profileDir = process.env.PROFILE_DIR ?? mkdtempSync(join(tmpdir(), 'staff-auth-cpuprof-'));
   const seconds = Number(process.env.PROFILE_SECONDS ?? 10);
   const env = serviceEnv({ DATA_DIR: dataDir, SEED_DEMO: 'false' });
+  const extra = process.env.PROFILE_ENV ? JSON.parse(process.env.PROFILE_ENV) : {};
   try {
-    const companyId = await seed(env);
+    const root = process.env.PROFILE_ROOT ?? '.';
+    const companyId = await seed({ ...env, ...extra }, root);
     const port = await freePort();
     const child = spawn(
       process.execPath,
@@ -91,10 +95,10 @@ async function main() {
         '--cpu-prof-dir',
         profileDir,
         ...(process.env.PROFILE_NODE_ARGS ?? '').split(' ').filter(Boolean),
-        'dist/src/main.js',
+        join(root, 'dist/src/main.js'),
       ],
       {
-        env: { ...env, PORT: String(port), ...(process.env.PROFILE_ENV ? JSON.parse(process.env.PROFILE_ENV) : {}) },
+        env: { ...env, PORT: String(port), ...extra },
         stdio: 'inherit',
       },
     );
