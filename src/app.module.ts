@@ -4,7 +4,6 @@ import { ApiKeysModule } from './identity/api-keys/api-keys.module';
 import { AuditModule } from './audit/recorder/audit.module';
 import { AuditEventsModule } from './audit/audit-events/audit-events.module';
 import { EventStreamsModule } from './audit/event-streams/event-streams.module';
-import { AuthGuard } from './identity/auth/auth.guard';
 import { AuthModule } from './identity/auth/auth.module';
 import { AllExceptionsFilter } from './platform/common/errors/all-exceptions.filter';
 import { DatabaseOutageLog } from './platform/common/errors/database-outage-log';
@@ -18,7 +17,7 @@ import { EmployeeModule } from './accounts/employee/employee.module';
 import { featureModules } from './feature-modules';
 import { HealthModule } from './operations/health/health.module';
 import { MembershipModule } from './accounts/membership/membership.module';
-import { RateLimitGuard } from './rate-limiting/limiter/rate-limit.guard';
+import { RequestGuard } from './operations/bootstrap/request.guard';
 import { RateLimitModule } from './rate-limiting/limiter/rate-limit.module';
 import { RateLimitStatusModule } from './rate-limiting/status/rate-limit-status.module';
 import { SeedModule } from './operations/seed/seed.module';
@@ -68,11 +67,9 @@ export class AppModule {
         DatabaseOutageLog,
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },
-        // Order matters: the rate limit counts every request, those that then fail authentication included.
-        { provide: APP_GUARD, useExisting: RateLimitGuard },
-        { provide: APP_GUARD, useExisting: AuthGuard },
-        // Last guard, so before every pipe and handler: NUL, unpaired surrogates and deep nesting never get further.
-        { provide: APP_GUARD, useClass: InputSanityGuard },
+        // The one global guard: the rate limit, then the credential and access rule, then input sanity.
+        InputSanityGuard,
+        { provide: APP_GUARD, useClass: RequestGuard },
       ],
     };
   }

@@ -23,7 +23,7 @@ const BLOCK_DURATION_MS = 0;
 /**
  * The request rate limit (source §8): the route's group, capacity and exemption come from its plan (compiled at
  * start, RateLimitPolicy), the counting from a ThrottlerStorage (@nestjs/throttler's contract; CountersModule's
- * memory or Redis buckets). Registered as the first global guard, so every request counts, those that then
+ * memory or Redis buckets). The first step of the one global guard (RequestGuard), so every request counts, those that then
  * fail authentication included.
  *
  * It runs before authentication and never looks inside it: it asks {@link RateLimitCredentials} what memory

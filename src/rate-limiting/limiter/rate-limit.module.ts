@@ -10,7 +10,7 @@ import { RateLimitGuard } from './rate-limit.guard';
 /**
  * The request rate limit of the source's §8: {@link RateLimitGuard} with each route's limits from its plan
  * (RateLimitPolicy) and the buckets of CountersModule (a @nestjs/throttler ThrottlerStorage). Register
- * {@link RateLimitGuard} as the first global guard. RateLimitCredentials is the provider marked
+ * {@link RateLimitGuard} as the first step of the one global guard (RequestGuard). RateLimitCredentials is the provider marked
  * @RateLimitCredentialSource() (the auth module's CredentialService), found at start.
  *
  * Each counter is a leaky bucket (docs/contract.md, computed as GCRA): it holds the table's limit and drains that

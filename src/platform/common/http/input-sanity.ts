@@ -56,7 +56,7 @@ export function findInputProblem(input: unknown, maxDepth = MAX_INPUT_DEPTH): Fi
 
 /**
  * The one input-sanity layer: every body, query and path parameter of every route is checked here, after the
- * rate-limit and auth guards (registered as the last global guard, so a refused request still counts against
+ * rate-limit and auth steps (the last step of the one global guard, RequestGuard, so a refused request still counts against
  * the rate limit and carries its headers) and before the pipes (class-transformer recurses, so a deeply nested
  * body must not reach it) and any handler (PostgreSQL refuses 0x00 in text, so no NUL may reach a query).
  *
