@@ -11,7 +11,9 @@
  *   access       the auth guard's rule check and last-use note (the principal is set from the verdict)
  *   input        the input-sanity guard (NUL, surrogates, depth, undeclared query parameters)
  * Everything is replaced on the built modules' exports and prototypes before the service starts; nothing of it
- * is in the service itself.
+ * is in the service itself. With `headers` or `limiter` off, the answer hook's fill-in (the headers of a request no
+ * guard counted, read from the counter) is off too: otherwise it would do that work on every request instead and
+ * the process without the piece would measure slower than the whole service.
  */
 const off = new Set((process.env.PROBE_OFF ?? '').split(',').filter(Boolean));
 const dist = (path) => require(`../dist/src/${path}`);
@@ -23,6 +25,9 @@ if (off.has('request-id')) {
   crypto.randomUUID = () => fixed;
 }
 if (off.has('headers')) dist('rate-limiting/limiter/rate-limit-response-headers').setRateLimitHeaders = () => undefined;
+if (off.has('headers') || off.has('limiter')) {
+  dist('rate-limiting/limiter/rate-limit-headers').RateLimitHeaders.prototype.fillIn = () => undefined;
+}
 if (off.has('metrics')) {
   const { AppMetrics } = dist('platform/common/metrics/app-metrics');
   AppMetrics.prototype.httpRequest = () => undefined;
