@@ -21,7 +21,7 @@ const { tmpdir, cpus } = require('node:os');
 const { join, resolve } = require('node:path');
 const { randomBytes } = require('node:crypto');
 const { startServer, startService, killAll } = require('./lib/processes');
-const { settings, median, serviceEnv, json, seed, prepare, measureRows } = require('./lib/measure');
+const { settings, median, serviceEnv, json, seed, prepare, measureRows, summarize } = require('./lib/measure');
 const { baseBuild, requireBuild } = require('./lib/base-build');
 
 const HERE = resolve(__dirname, '..');
@@ -127,14 +127,8 @@ async function main() {
         : []),
     ]);
     const [baseRow, newRow, bareRow, baseRedis, newRedis] = rows;
-    // measureRows gives each row's ratio against the baseline; the Redis section's new row is set against its base.
-    if (newRedis) {
-      newRedis.ratio = ratioOf(newRedis, baseRedis, (r) => r.rps);
-      newRedis.ratioRange = [
-        Math.min(...newRedis.runs.map((run, i) => run.rps / baseRedis.runs[i].rps)),
-        Math.max(...newRedis.runs.map((run, i) => run.rps / baseRedis.runs[i].rps)),
-      ];
-    }
+    // measureRows gives each row's ratio against the first row; the Redis section's new row is set against its base.
+    if (newRedis) Object.assign(newRedis, summarize(newRedis, newRedis.runs, baseRedis.runs));
     const report = [
       `# Build comparison ${new Date().toISOString()}`,
       '',

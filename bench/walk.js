@@ -16,31 +16,22 @@
  * 10 µs over many requests (frames of node_modules and Node.js in between are skipped): the distinct caller →
  * callee pairs whose modules differ. Sampling can miss a call that returns within a few µs, so this is a floor.
  */
-const { spawn } = require('node:child_process');
 const { existsSync, mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join, resolve, relative } = require('node:path');
-const { freePort, killAll } = require('./lib/processes');
+const { freePort, killAll, startService } = require('./lib/processes');
 const { serviceEnv, json, seed, prepare, EMAIL, PASSWORD } = require('./lib/measure');
 const { baseBuild } = require('./lib/base-build');
 
 const HERE = resolve(__dirname, '..');
 
 async function startInspected(root, env) {
-  const [port, inspectPort] = [await freePort(), await freePort()];
-  const child = spawn(process.execPath, [`--inspect=127.0.0.1:${inspectPort}`, join(root, 'dist/src/main.js')], {
-    env: { ...env, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'ignore'],
+  const inspectPort = await freePort();
+  const service = await startService(env, {
+    label: `walked service (${root})`,
+    root,
+    nodeArgs: [`--inspect=127.0.0.1:${inspectPort}`],
   });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 600; i++) {
-    try {
-      if ((await fetch(`${url}/health`)).status === 200) break;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((done) => setTimeout(done, 100));
-  }
   const [target] = await (await fetch(`http://127.0.0.1:${inspectPort}/json/list`)).json();
   const socket = new WebSocket(target.webSocketDebuggerUrl);
   await new Promise((done, fail) => {
@@ -62,7 +53,7 @@ async function startInspected(root, env) {
       pending.set(id, (message) => (message.error ? fail(new Error(message.error.message)) : done(message.result)));
       socket.send(JSON.stringify({ id, method, params }));
     });
-  return { url, send, stop: () => (socket.close(), child.kill('SIGKILL')) };
+  return { url: service.url, send, stop: () => (socket.close(), service.stop()) };
 }
 
 /** The module of a source file: src/<area>/<module> where src/areas.json lists areas, else src/<folder>. */
@@ -162,7 +153,7 @@ async function walkBuild(label, root) {
     }
     return rows;
   } finally {
-    service.stop();
+    await service.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

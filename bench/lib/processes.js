@@ -22,11 +22,14 @@ function freePort() {
 /**
  * Starts the service on a free port and resolves once /health answers 200. `root`: the checkout whose build
  * (`<root>/dist`) runs, the current directory by default; `entry`: the script started (bench/probe-service.js
- * starts the same build with pieces turned off).
+ * starts the same build with pieces turned off); `nodeArgs`: flags for Node.js itself (bench/walk.js: `--inspect`).
  */
-async function startService(env, { label, timeoutMs = 60_000, root = '.', entry = 'dist/src/main.js' } = {}) {
+async function startService(
+  env,
+  { label, timeoutMs = 60_000, root = '.', entry = 'dist/src/main.js', nodeArgs = [] } = {},
+) {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(root, entry)], {
+  const child = spawn(process.execPath, [...nodeArgs, join(root, entry)], {
     env: { ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -14,21 +14,11 @@ import { SsoSecretBox, StreamSecretBox, TotpSecretBox } from './secret-boxes';
   imports: [DiscoveryModule],
   providers: [
     { provide: JwtKeyRing, inject: [AppConfig], useFactory: (config: AppConfig) => JwtKeyRing.fromConfig(config) },
-    {
-      provide: TotpSecretBox,
+    ...[TotpSecretBox, SsoSecretBox, StreamSecretBox].map((Box) => ({
+      provide: Box,
       inject: [JwtKeyRing, AppConfig],
-      useFactory: (ring: JwtKeyRing, config: AppConfig) => new TotpSecretBox(ring, config.encryptionKey),
-    },
-    {
-      provide: SsoSecretBox,
-      inject: [JwtKeyRing, AppConfig],
-      useFactory: (ring: JwtKeyRing, config: AppConfig) => new SsoSecretBox(ring, config.encryptionKey),
-    },
-    {
-      provide: StreamSecretBox,
-      inject: [JwtKeyRing, AppConfig],
-      useFactory: (ring: JwtKeyRing, config: AppConfig) => new StreamSecretBox(ring, config.encryptionKey),
-    },
+      useFactory: (ring: JwtKeyRing, config: AppConfig) => new Box(ring, config.encryptionKey),
+    })),
     SealedColumnsResealer,
   ],
   exports: [JwtKeyRing, TotpSecretBox, SsoSecretBox, StreamSecretBox],
