@@ -1,3 +1,4 @@
+import './platform/common/runtime/compile-cache';
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { NestFactory } from '@nestjs/core';

@@ -1,3 +1,4 @@
+import './platform/common/runtime/compile-cache';
 import { applyHeapBound } from './operations/bootstrap/heap-bound';
 
 // Before anything else is loaded: the process may replace itself here with the heap bound applied (same PID).
