@@ -3132,7 +3132,7 @@ export interface components {
                 "application/json": components["schemas"]["Error500.internal"];
             };
         };
-        /** @description - `error_service_unavailable`: the database cannot be reached, or the instance is shutting down: retry shortly */
+        /** @description - `error_service_unavailable`: the database cannot be reached, the instance is shutting down, or it is saturated and sheds the request (with `Retry-After`): retry shortly */
         "503.service_unavailable": {
             headers: {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
@@ -3384,7 +3384,7 @@ export interface components {
                 "application/json": components["schemas"]["Error500.internal"];
             };
         };
-        /** @description - `error_service_unavailable`: the database cannot be reached, or the instance is shutting down: retry shortly */
+        /** @description - `error_service_unavailable`: the database cannot be reached, the instance is shutting down, or it is saturated and sheds the request (with `Retry-After`): retry shortly */
         "503.service_unavailable.unversioned": {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
@@ -3394,7 +3394,7 @@ export interface components {
                 "application/json": components["schemas"]["Error503.service_unavailable"];
             };
         };
-        /** @description - `error_service_unavailable`: the database cannot be reached, or the instance is shutting down: retry shortly */
+        /** @description - `error_service_unavailable`: the database cannot be reached, the instance is shutting down, or it is saturated and sheds the request (with `Retry-After`): retry shortly */
         "503.service_unavailable.checkReadiness.unversioned": {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
