@@ -3141,6 +3141,7 @@ export interface components {
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy.unless-refused-before-routing"];
                 RateLimit: components["headers"]["RateLimit.unless-refused-before-routing"];
                 "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
+                "Retry-After": components["headers"]["Retry-After.when-shed"];
                 [name: string]: unknown;
             };
             content: {
@@ -3388,6 +3389,7 @@ export interface components {
         "503.service_unavailable.unversioned": {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
+                "Retry-After": components["headers"]["Retry-After.when-shed"];
                 [name: string]: unknown;
             };
             content: {
@@ -3398,6 +3400,7 @@ export interface components {
         "503.service_unavailable.checkReadiness.unversioned": {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
+                "Retry-After": components["headers"]["Retry-After.when-shed"];
                 [name: string]: unknown;
             };
             content: {
@@ -3752,6 +3755,8 @@ export interface components {
         "X-Request-Id": string;
         /** @description Whole seconds, rounded up, until the next request fits (at least 1) */
         "Retry-After": number;
+        /** @description Only when the instance was saturated and shed the request: whole seconds to wait before retrying. */
+        "Retry-After.when-shed": number;
     };
     pathItems: never;
 }
