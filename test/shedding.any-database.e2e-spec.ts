@@ -1,5 +1,5 @@
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { LoadShedder } from '../src/operations/shedding/load-shedder';
+import { LAG_SOURCE, LoadShedder } from '../src/operations/shedding/load-shedder';
 import { authed, createAccount, createCompanies, login, type Account, type LoginBody } from './support/fixtures';
 import { startTestApp, type TestApp } from './support/test-app';
 
@@ -7,7 +7,8 @@ import { startTestApp, type TestApp } from './support/test-app';
  * docs/contract.md, "Shedding load": a saturated instance answers the least important requests 503 first, before
  * doing any work for them, in the order writes, reads, logins, logout; health is always served. The instance is
  * saturated for real: SHED_MAX_IN_FLIGHT is 10, and requests whose bodies never finish arriving stay in flight
- * (they passed the shedder and wait for their body), so each held request raises the count by one.
+ * (they passed the shedder and wait for their body), so each held request raises the count by one. The event
+ * loop's delay comes from a source the test sets (its sampling is unit-tested in saturation.spec.ts).
  */
 describe('shedding load by priority', () => {
   let t: TestApp;
@@ -19,9 +20,13 @@ describe('shedding load by priority', () => {
   /** A session opened before the overload, ended during it. */
   let ending: LoginBody;
   const held: Socket[] = [];
+  const loopDelay = { ms: 0, lagMs: () => loopDelay.ms };
 
   beforeAll(async () => {
-    t = await startTestApp({ env: { SHED_MAX_IN_FLIGHT: '10', SHED_MAX_EVENT_LOOP_DELAY_MS: '0' } });
+    t = await startTestApp({
+      env: { SHED_MAX_IN_FLIGHT: '10', SHED_MAX_EVENT_LOOP_DELAY_MS: '100' },
+      configure: (builder) => builder.overrideProvider(LAG_SOURCE).useValue(loopDelay),
+    });
     await t.app.listen(0, '127.0.0.1');
     port = (t.app.getHttpServer().address() as AddressInfo).port;
     shedder = t.app.get(LoadShedder);
@@ -141,5 +146,25 @@ describe('shedding load by priority', () => {
     expect((await authed(t, reader.jwt).get('/v1/users/me')).status).toBe(200);
     expect((await authed(t, reader.jwt).post('/v1/users/logout')).status).toBe(204);
     await inFlight(0);
+  });
+
+  it('a late event loop sheds the same way, by the share of its bound the delay reaches', async () => {
+    await inFlight(0);
+    loopDelay.ms = 85;
+    try {
+      // The reader's token was logged out above: shed before its credential is even looked at.
+      expectShed(await write());
+      expectShed(await read());
+      const fresh = await signIn();
+      expect(fresh.status).toBe(200);
+      reader = fresh.body as LoginBody;
+      loopDelay.ms = 95;
+      expectShed(await signIn());
+      expect((await health()).status).toBe(200);
+    } finally {
+      loopDelay.ms = 0;
+    }
+    expect((await read()).status).toBe(200);
+    expect(await shedCounts()).toEqual({ health: 0, revocation: 1, sign_in: 3, read: 4, write: 5 });
   });
 });
