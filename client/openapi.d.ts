@@ -3132,7 +3132,7 @@ export interface components {
                 "application/json": components["schemas"]["Error500.internal"];
             };
         };
-        /** @description - `error_service_unavailable`: the database cannot be reached, or the instance is shutting down: retry shortly */
+        /** @description - `error_service_unavailable`: the database cannot be reached, the instance is shutting down, or it is saturated and sheds the request (with `Retry-After`): retry shortly */
         "503.service_unavailable": {
             headers: {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit.unless-refused-before-routing"];
@@ -3141,6 +3141,7 @@ export interface components {
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy.unless-refused-before-routing"];
                 RateLimit: components["headers"]["RateLimit.unless-refused-before-routing"];
                 "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
+                "Retry-After": components["headers"]["Retry-After.when-shed"];
                 [name: string]: unknown;
             };
             content: {
@@ -3384,20 +3385,22 @@ export interface components {
                 "application/json": components["schemas"]["Error500.internal"];
             };
         };
-        /** @description - `error_service_unavailable`: the database cannot be reached, or the instance is shutting down: retry shortly */
+        /** @description - `error_service_unavailable`: the database cannot be reached, the instance is shutting down, or it is saturated and sheds the request (with `Retry-After`): retry shortly */
         "503.service_unavailable.unversioned": {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
+                "Retry-After": components["headers"]["Retry-After.when-shed"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Error503.service_unavailable"];
             };
         };
-        /** @description - `error_service_unavailable`: the database cannot be reached, or the instance is shutting down: retry shortly */
+        /** @description - `error_service_unavailable`: the database cannot be reached, the instance is shutting down, or it is saturated and sheds the request (with `Retry-After`): retry shortly */
         "503.service_unavailable.checkReadiness.unversioned": {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id.unless-refused-before-routing"];
+                "Retry-After": components["headers"]["Retry-After.when-shed"];
                 [name: string]: unknown;
             };
             content: {
@@ -3752,6 +3755,8 @@ export interface components {
         "X-Request-Id": string;
         /** @description Whole seconds, rounded up, until the next request fits (at least 1) */
         "Retry-After": number;
+        /** @description Only when the instance was saturated and shed the request: whole seconds to wait before retrying. */
+        "Retry-After.when-shed": number;
     };
     pathItems: never;
 }

@@ -16,6 +16,7 @@ import { CoreModule } from './core.module';
 import { EmployeeModule } from './accounts/employee/employee.module';
 import { featureModules } from './feature-modules';
 import { HealthModule } from './operations/health/health.module';
+import { SheddingModule } from './operations/shedding/shedding.module';
 import { MembershipModule } from './accounts/membership/membership.module';
 import { RequestGuard } from './operations/bootstrap/request.guard';
 import { RateLimitModule } from './rate-limiting/limiter/rate-limit.module';
@@ -39,6 +40,7 @@ export class AppModule {
       imports: [
         CoreModule.forRoot(config, logger),
         HealthModule,
+        SheddingModule,
         CompanyModule,
         EmployeeModule,
         MembershipModule,

@@ -8,6 +8,7 @@ import { Client, type ClientInfo } from '../../platform/common/http/client-info'
 import { ApiKeysService } from './api-keys.service';
 import { ApiKeyListQueryDto, ApiKeyPageDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
 import { NO_STORE_HEADERS, NoStore } from '../../platform/common/http/no-store';
+import { RevocationPriority } from '../../access/rules/load-priority.decorator';
 
 @ApiTags('apikeys')
 @Controller({ path: 'apikeys', version: '1' })
@@ -37,6 +38,7 @@ export class ApiKeysController {
     return this.apiKeys.list(principal.companyId, query);
   }
 
+  @RevocationPriority()
   @Delete(':id')
   @Auth({ permission: 'apikeys:manage', jwtOnly: true })
   @HttpCode(HttpStatus.NO_CONTENT)

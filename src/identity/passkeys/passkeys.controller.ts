@@ -26,6 +26,7 @@ import {
 } from './dto/passkeys.dto';
 import { PasskeyAssertionService } from './passkey-assertion.service';
 import { PasskeyRegistrationService } from './passkey-registration.service';
+import { SignInPriority } from '../../access/rules/load-priority.decorator';
 
 const STALE_CHALLENGE = {
   description: 'error_login_ticket_invalid: the challenge is unknown, used or expired (5 minutes)',
@@ -92,6 +93,7 @@ export class PasskeysController {
     await this.registration.remove(principal, id, client);
   }
 
+  @SignInPriority()
   @Post('passkeys/options')
   @Public()
   @HttpCode(HttpStatus.OK)
@@ -101,6 +103,7 @@ export class PasskeysController {
     return this.assertion.options();
   }
 
+  @SignInPriority()
   @Post('passkeys/authenticate')
   @Public()
   @HttpCode(HttpStatus.OK)

@@ -14,6 +14,7 @@ import { Client, type ClientInfo } from '../../platform/common/http/client-info'
 import { AccountCompanyListDto, ChangeWorkingCompanyDto } from './dto/company-switch.dto';
 import { CompanySwitchService } from './company-switch.service';
 import { NO_STORE_HEADERS, NoStore } from '../../platform/common/http/no-store';
+import { SignInPriority } from '../../access/rules/load-priority.decorator';
 
 /** The working-company switch and the switcher's list; the paths sit in the `users` API group, as the source's do. */
 @ApiTags('users: authentication')
@@ -21,6 +22,7 @@ import { NO_STORE_HEADERS, NoStore } from '../../platform/common/http/no-store';
 export class CompanySwitchController {
   constructor(private readonly workingCompany: CompanySwitchService) {}
 
+  @SignInPriority()
   @Post('changeworkingcompany')
   @Auth({ jwtOnly: true })
   @HttpCode(HttpStatus.OK)

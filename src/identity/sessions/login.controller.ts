@@ -17,6 +17,7 @@ import { ApiFailedLoginLock } from '../auth/login-lock-openapi';
 import { CredentialsDto, LOGIN_EXAMPLES, LoginDto } from './dto/credentials.dto';
 import { CompanyListDto, LoginResultDto } from './dto/login-result.dto';
 import { LoginService } from './login.service';
+import { SignInPriority } from '../../access/rules/load-priority.decorator';
 
 /** docs/contract.md: 10 failed logins for one e-mail within 15 minutes lock it; the object-form 429 (source §7). */
 /** The two-step login; part of the `users` API group, as the source's paths say. */
@@ -25,6 +26,7 @@ import { LoginService } from './login.service';
 export class LoginController {
   constructor(private readonly login: LoginService) {}
 
+  @SignInPriority()
   @Post('authenticateinit')
   @Public()
   @HttpCode(HttpStatus.OK)
@@ -37,6 +39,7 @@ export class LoginController {
     return { companies, otp_required: otpRequired };
   }
 
+  @SignInPriority()
   @Post('authenticatefinish')
   @Public()
   @HttpCode(HttpStatus.OK)

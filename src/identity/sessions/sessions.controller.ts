@@ -18,6 +18,7 @@ import { Client, type ClientInfo } from '../../platform/common/http/client-info'
 import { RefreshTokenDto, SessionListDto } from './dto/sessions.dto';
 import { SessionService } from './session.service';
 import { NO_STORE_HEADERS, NoStore } from '../../platform/common/http/no-store';
+import { RevocationPriority, SignInPriority } from '../../access/rules/load-priority.decorator';
 
 /** Login sessions after login: refresh rotation, logout, listing and revocation; in the `users` API group. */
 @ApiTags('users: authentication')
@@ -25,6 +26,7 @@ import { NO_STORE_HEADERS, NoStore } from '../../platform/common/http/no-store';
 export class SessionsController {
   constructor(private readonly sessions: SessionService) {}
 
+  @SignInPriority()
   @Post('refreshtoken')
   @Public()
   @HttpCode(HttpStatus.OK)
@@ -51,6 +53,7 @@ export class SessionsController {
     return this.sessions.refresh(body.refresh_token, client);
   }
 
+  @RevocationPriority()
   @Post('logout')
   @Auth({ jwtOnly: true })
   @HttpCode(HttpStatus.NO_CONTENT)
@@ -68,6 +71,7 @@ export class SessionsController {
     return { sessions: await this.sessions.list(principal) };
   }
 
+  @RevocationPriority()
   @Delete('sessions/:id')
   @Auth({ jwtOnly: true })
   @HttpCode(HttpStatus.NO_CONTENT)

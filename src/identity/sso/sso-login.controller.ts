@@ -24,6 +24,7 @@ import { BackchannelLogoutDto, SsoExchangeDto, SsoStartDto, SsoStartResultDto } 
 import { redirectUriOf } from './redirect-uri';
 import { SsoCallbackService } from './sso-callback.service';
 import { SsoLoginService } from './sso-login.service';
+import { RevocationPriority, SignInPriority } from '../../access/rules/load-priority.decorator';
 
 const BINDING_COOKIE = {
   'set-cookie': {
@@ -48,6 +49,7 @@ export class SsoLoginController {
     return redirectUriOf(request, this.config)?.startsWith('https:') ?? true;
   }
 
+  @SignInPriority()
   @Post('start')
   @Public()
   @HttpCode(HttpStatus.OK)
@@ -71,6 +73,7 @@ export class SsoLoginController {
     return started;
   }
 
+  @SignInPriority()
   @Get('callback')
   @Public()
   @ApiOperation({
@@ -96,6 +99,7 @@ export class SsoLoginController {
       .send();
   }
 
+  @SignInPriority()
   @Post('exchange')
   @Public()
   @HttpCode(HttpStatus.OK)
@@ -115,6 +119,7 @@ export class SsoLoginController {
     return this.sso.exchange(body.sso_code, bindingHash(bindingOf(request, this.secure(request))), client);
   }
 
+  @RevocationPriority()
   @Post('backchannel-logout')
   @Public()
   @FormBody()

@@ -11,6 +11,7 @@ import { RateLimitHeaders } from '../../rate-limiting/limiter/rate-limit-headers
 import { configureScimHttp } from '../../staff/scim/scim-body';
 import { registerAdminPage } from './admin-page';
 import { corsPolicy } from './cors';
+import { LoadShedder } from '../shedding/load-shedder';
 import { installRequestHooks } from './request-hooks';
 import { setUpOpenApi } from './openapi';
 
@@ -39,6 +40,7 @@ export function configureApp(app: NestFastifyApplication, logger: AppLogger): vo
     cors: corsPolicy(app.get(AppConfig).corsOrigins),
     rateLimitHeaders: app.get(RateLimitHeaders),
     metrics: app.get(AppMetrics),
+    shedder: app.get(LoadShedder),
   });
   // Only with the request log on: an onResponse hook makes Fastify attach and remove two listeners and read
   // the clock twice on every response, which a production instance at LOG_LEVEL=warn would pay for nothing.

@@ -21,6 +21,13 @@ import { MAY_BE_DECIDED_BEFORE_ROUTING, REQUEST_ID_HEADER } from './edge-errors-
  * A summary is plain text (OpenAPI: a short description, no Markdown): Swagger UI shows it in a drop-down or a
  * heading as written, so the backticks of the catalogue's Markdown would show.
  */
+/** operations/shedding: a request shed while the instance is saturated says when to try again. */
+const SHED_RETRY_AFTER_HEADER: HeaderObject = {
+  description: 'Only when the instance was saturated and shed the request: whole seconds to wait before retrying.',
+  required: false,
+  schema: { type: 'integer', minimum: 1 },
+};
+
 export const plainText = (markdown: string) => markdown.replace(/`/g, '');
 
 const nameOf = (codes: ErrorCode[]) => codes.map((code) => code.replace(/^error_/, '')).join('.');
@@ -49,7 +56,10 @@ export class SharedComponents {
     return `#/components/${section}/${name}`;
   }
 
-  /** The headers of every answer: X-Request-Id, the X-Rate-Limit-* ones on `/v1`, Retry-After on a 429. */
+  /**
+   * The headers of every answer: X-Request-Id, the X-Rate-Limit-* ones on `/v1`, Retry-After on a 429 (and on a
+   * 503 of a shed request).
+   */
   headers(status: number, versioned: boolean): Record<string, ReferenceObject> {
     const always = !MAY_BE_DECIDED_BEFORE_ROUTING.has(status);
     const ref = (name: string, header: HeaderObject) => {
@@ -63,6 +73,9 @@ export class SharedComponents {
       'X-Request-Id': ref('X-Request-Id', REQUEST_ID_HEADER),
       ...(status === 429
         ? { 'Retry-After': { $ref: this.put('headers', 'Retry-After', () => RETRY_AFTER_HEADER) } }
+        : {}),
+      ...(status === 503
+        ? { 'Retry-After': { $ref: this.put('headers', 'Retry-After.when-shed', () => SHED_RETRY_AFTER_HEADER) } }
         : {}),
     };
   }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppMetrics } from '../../platform/common/metrics/app-metrics';
 import { recordHttpMetrics } from '../../platform/common/metrics/http-metrics';
 import type { RateLimitHeaders } from '../../rate-limiting/limiter/rate-limit-headers';
+import type { LoadShedder } from '../shedding/load-shedder';
 import type { CorsPolicy } from './cors';
 import { answeredAtEdge, closeIfBodyUnread, refuseWhileClosing } from './edge-errors';
 
@@ -14,7 +15,7 @@ declare module 'fastify' {
 
 /**
  * Every per-request concern that is not a route's own, in one onRequest and one onSend hook: the request id,
- * the answers decided before routing (503 while closing, 414), CORS, the connection handling of answers sent
+ * the answers decided before routing (503 while closing, 414), CORS, shedding load (503 while saturated), the connection handling of answers sent
  * before the body was read, the HTTP metrics and the rate-limit headers of requests no guard saw.
  *
  * One hook of each kind rather than one per concern: each further hook is another step of Fastify's hook
@@ -24,9 +25,14 @@ declare module 'fastify' {
  */
 export function installRequestHooks(
   fastify: FastifyInstance,
-  parts: { cors: CorsPolicy | undefined; rateLimitHeaders: RateLimitHeaders; metrics: AppMetrics },
+  parts: {
+    cors: CorsPolicy | undefined;
+    rateLimitHeaders: RateLimitHeaders;
+    metrics: AppMetrics;
+    shedder: LoadShedder;
+  },
 ): void {
-  const { cors, rateLimitHeaders, metrics } = parts;
+  const { cors, rateLimitHeaders, metrics, shedder } = parts;
   fastify.decorateRequest('startedAt', 0);
   refuseWhileClosing(fastify);
 
@@ -37,6 +43,8 @@ export function installRequestHooks(
     reply.header('x-content-type-options', 'nosniff');
     if (answeredAtEdge(fastify, request, reply)) return;
     if (cors !== undefined && cors(request, reply)) return;
+    // Shedding load: before any work for the request (after CORS, so a browser can read the 503).
+    if (shedder.shedding(request, reply)) return;
     done();
   });
 

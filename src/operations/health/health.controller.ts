@@ -11,6 +11,7 @@ import type { FastifyReply } from 'fastify';
 import { Public } from '../../access/rules/auth.decorator';
 import { NoRateLimit } from '../../access/rules/rate-limit.decorator';
 import { RedisHealthIndicator } from './redis.health';
+import { HealthPriority } from '../../access/rules/load-priority.decorator';
 
 const CHECK_TIMEOUT_MS = 1000;
 
@@ -50,6 +51,7 @@ export type ReadinessReport = Omit<HealthCheckResult, 'status'> & { status: 'ok'
 @ApiTags('health')
 // Probes poll from one address; docs/contract.md keeps health and metrics outside the request rate limit.
 @NoRateLimit()
+@HealthPriority()
 @Controller('health')
 export class HealthController {
   constructor(

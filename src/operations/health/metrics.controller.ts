@@ -9,11 +9,13 @@ import { ErrorCode } from '../../platform/common/errors/error-codes';
 import { AppConfig } from '../../platform/config/app-config';
 import { NoRateLimit } from '../../access/rules/rate-limit.decorator';
 import { AppMetrics } from '../../platform/common/metrics/app-metrics';
+import { HealthPriority } from '../../access/rules/load-priority.decorator';
 
 /** Prometheus text exposition (prom-client): the default process metrics and the service's own series. */
 @ApiTags('health')
 // Scrapers poll from one address; docs/contract.md keeps health and metrics outside the request rate limit.
 @NoRateLimit()
+@HealthPriority()
 @Controller('metrics')
 export class MetricsController {
   private readonly expectedAuthorization?: Buffer;

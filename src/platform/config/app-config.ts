@@ -6,6 +6,7 @@ import { readNetworkConfig, type TrustProxy } from './network-config';
 import { readWebauthnConfig } from './webauthn-config';
 import { readRedisConfig } from './redis-config';
 import { readStreamsConfig } from './streams-config';
+import { readSheddingConfig } from './shedding-config';
 import { readJwtSecrets, readMetricsToken } from './secrets-config';
 import { readEncryptionKey, readSigningKeys } from './signing-keys-config';
 import { readSsoConfig } from './sso-config';
@@ -109,6 +110,12 @@ export class AppConfig {
   readonly publicUrl?: string;
   /** The DNS servers (`ip[:port]`) domain verification asks; empty: the system's resolver. */
   readonly dnsServers!: string[];
+  /**
+   * Shedding load: requests in flight on this instance, and its event-loop delay (ms), past which it answers its
+   * least important requests 503 (operations/shedding/). 0: that bound is off.
+   */
+  readonly shedMaxInFlight!: number;
+  readonly shedMaxEventLoopDelayMs!: number;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -159,6 +166,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 300_000),
     ...readFilesConfig(env),
     ...readStreamsConfig(env),
+    ...readSheddingConfig(env, nodeEnv),
     auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 365, 0, 36_500),
     metricsToken: readMetricsToken(env),
     ...readSsoConfig(env),

@@ -116,7 +116,9 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorCodeEntry> = {
   },
   [ErrorCode.ServiceUnavailable]: {
     status: 503,
-    when: 'the database cannot be reached, or the instance is shutting down: retry shortly',
+    when:
+      'the database cannot be reached, the instance is shutting down, or it is saturated and sheds the request ' +
+      '(with `Retry-After`): retry shortly',
     example: 'The database cannot be reached; try again shortly.',
   },
   [ErrorCode.JwtIsRequired]: {

@@ -1,0 +1,113 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Counter } from 'prom-client';
+import { LOAD_PRIORITIES, type LoadPriority } from '../../access/rules/load-priority.decorator';
+import type { ErrorBody } from '../../platform/common/errors/api-error';
+import { ErrorCode } from '../../platform/common/errors/error-codes';
+import { RoutePlans } from '../../platform/common/http/route-plan';
+import { AppMetrics } from '../../platform/common/metrics/app-metrics';
+import { AppConfig } from '../../platform/config/app-config';
+import { EventLoopLag } from './event-loop-lag';
+import { RoutePriorities } from './route-priorities';
+import { type LagSource, SaturationDetector } from './saturation';
+
+/** The event loop's delay the shedder reads: an {@link EventLoopLag}, or a test's own. */
+export const LAG_SOURCE = Symbol('LAG_SOURCE');
+
+/** Seconds a shed request's client is asked to wait. */
+export const SHED_RETRY_AFTER_SECONDS = 1;
+
+const SHED_BODY: ErrorBody = {
+  error: [ErrorCode.ServiceUnavailable],
+  message: 'The service is overloaded; try again shortly.',
+};
+const SHED_PAYLOAD = JSON.stringify(SHED_BODY);
+
+/**
+ * Shedding load (docs/contract.md, "Beyond the bucket"): called by the onRequest hook (bootstrap/request-hooks.ts)
+ * before anything else is done for a request. While the instance is not saturated it only counts the request in
+ * flight; once it is, the route's priority (compiled once per route) decides: the least important requests are
+ * answered 503 `error_service_unavailable` with `Retry-After`, and counted in `http_requests_shed_total{priority}`.
+ */
+@Injectable()
+export class LoadShedder implements OnApplicationBootstrap, OnModuleDestroy {
+  readonly detector: SaturationDetector;
+  private priorities: RoutePriorities | undefined;
+  private readonly shed = new Map<LoadPriority, number>(LOAD_PRIORITIES.map((priority) => [priority, 0]));
+  private readonly countsInFlight: boolean;
+  /** One function for every request's close, not a closure each. */
+  private readonly release = () => this.detector.leave();
+
+  constructor(
+    config: AppConfig,
+    private readonly plans: RoutePlans,
+    metrics: AppMetrics,
+    @Inject(LAG_SOURCE) private readonly lag: LagSource,
+  ) {
+    this.detector = new SaturationDetector(
+      { maxInFlight: config.shedMaxInFlight, maxEventLoopDelayMs: config.shedMaxEventLoopDelayMs },
+      lag,
+    );
+    this.countsInFlight = config.shedMaxInFlight > 0;
+    if (config.shedMaxEventLoopDelayMs > 0 && lag instanceof EventLoopLag) lag.start();
+    const counts = this.shed;
+    new Counter({
+      name: 'http_requests_shed_total',
+      help:
+        'Requests answered 503 because the instance was saturated, by priority (health | revocation | sign_in | ' +
+        'read | write; the least important are shed first).',
+      labelNames: ['priority'] as const,
+      registers: [metrics.registry],
+      collect() {
+        this.reset();
+        for (const [priority, count] of counts) this.inc({ priority }, count);
+      },
+    });
+  }
+
+  /** True when it answered the request (shed it); otherwise the request is admitted and counted in flight. */
+  shedding(request: FastifyRequest, reply: FastifyReply): boolean {
+    if (this.detector.saturated()) {
+      const priority = this.priorityOf(request);
+      if (this.detector.sheds(priority)) {
+        this.shed.set(priority, this.shed.get(priority)! + 1);
+        void reply
+          .code(503)
+          .header('retry-after', String(SHED_RETRY_AFTER_SECONDS))
+          .header('content-type', 'application/json; charset=utf-8')
+          .send(SHED_PAYLOAD);
+        return true;
+      }
+    }
+    if (this.countsInFlight) {
+      this.detector.enter();
+      // 'close' comes once per response: answered, or its connection gone first.
+      reply.raw.on('close', this.release);
+    }
+    return false;
+  }
+
+  /** Requests shed so far, by priority. */
+  shedCounts(): Record<LoadPriority, number> {
+    return Object.fromEntries(this.shed) as Record<LoadPriority, number>;
+  }
+
+  /** Only asked once the instance is saturated: an idle instance never reads a request's route. */
+  private priorityOf(request: FastifyRequest): LoadPriority {
+    this.priorities ??= this.compile();
+    return this.priorities.of(request.method, request.routeOptions.url);
+  }
+
+  private compile(): RoutePriorities {
+    return new RoutePriorities([...this.plans.all()].map((plan) => plan.route));
+  }
+
+  /** Every route's priority, once, at start. */
+  onApplicationBootstrap(): void {
+    this.priorities ??= this.compile();
+  }
+
+  onModuleDestroy(): void {
+    if (this.lag instanceof EventLoopLag) this.lag.stop();
+  }
+}
