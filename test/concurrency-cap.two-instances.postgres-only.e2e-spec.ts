@@ -207,6 +207,6 @@ describe('the concurrency cap across two instances sharing Redis', () => {
     // The credential's own leases are untouched and free: 20 slow requests of it all get in.
     const again = await Promise.all(Array.from({ length: CAP }, (_, i) => (i % 2 ? a : b).slow(jwt, 200)));
     expect(again.map((res) => `${res.status} ${res.status === 200 ? '' : res.body}`)).toEqual(Array(CAP).fill('200 '));
-    // About 7 s on an idle 2-core machine; the budget is for a loaded one.
+    // 52 s measured on this 2-core machine at a load average of 15 (other runs beside it); the budget is for that.
   }, 180_000);
 });

@@ -53,6 +53,19 @@ local level = 0
 ${LEASE_STEP(1, 1)}
 return { 1, '0' }
 `);
+/**
+ * Gives a bucket back `ARGV[1]` ms of backlog (a request's slots, on Redis Cluster when the cap refused it after
+ * its bucket admitted it): the TAT and the key's expiry move back together; nothing is left when it was all.
+ */
+const REFUND = script(`
+local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
+local pttl = redis.call('PTTL', KEYS[1])
+if tat == 0 or pttl <= 0 then return 0 end
+local left = pttl - tonumber(ARGV[1])
+if left <= 0 then redis.call('DEL', KEYS[1]) return 1 end
+redis.call('SET', KEYS[1], string.format('%.3f', tat - tonumber(ARGV[1])), 'PX', math.ceil(left))
+return 1
+`);
 /** Leases not lapsed. KEYS: the leases. */
 const LEASE_COUNT = script(`${NOW}
 return redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')
@@ -111,19 +124,26 @@ export class RedisAdmission {
 
   /**
    * Redis Cluster: the bucket and the lease are two scripts (their keys may be on different nodes), sent at once
-   * so the request still waits for one round trip. Not atomic between them: a request refused by the cap has
-   * taken its bucket's slots, and a lease taken for a request its bucket refused is returned at once.
+   * so the request still waits for one round trip. Not atomic between them, so each undoes the other's part of a
+   * refusal: a lease taken for a request its bucket refused is returned (fire and forget), and the slots of a
+   * request the cap refused are given back to its bucket (one more round trip, on that refusal only).
    */
   private admitApart(key: string, args: number[], leaseKey: string, leaseArgs: (string | number)[]) {
     const [period, capacity, slots] = args;
-    const bucket = this.decision(runScript(this.redis, ADMIT, [key], args), period, capacity, slots);
+    const bucket = this.deadline(runScript(this.redis, ADMIT, [key], args));
     const leased = this.deadline(runScript(this.redis, LEASE_ALONE, [leaseKey], leaseArgs));
-    return Promise.all([bucket, leased]).then(([record, reply]): AdmitRecord => {
+    return Promise.all([bucket, leased]).then(async ([bucketReply, leaseReply]): Promise<AdmitRecord> => {
+      const [admitted, levelMs] = bucketReply as [number, string];
+      const taken = (leaseReply as [number, string])[0] === 1;
       const lease = new RedisLease(this.redis, leaseKey, String(leaseArgs[1]));
-      const taken = (reply as [number, string])[0] === 1;
-      if (!record.isBlocked && taken) return { ...record, lease };
+      if (admitted === 1 && taken) return { ...bucketRecord(true, Number(levelMs), period, capacity, slots), lease };
       if (taken) lease.release();
-      return record.isBlocked ? record : { ...record, overCap: true };
+      if (admitted !== 1) return bucketRecord(false, Number(levelMs), period, capacity, slots);
+      const charged = (period / capacity) * slots;
+      await this.deadline(runScript(this.redis, REFUND, [key], [charged])).catch(ignore);
+      const record: AdmitRecord = bucketRecord(true, Math.max(0, Number(levelMs) - charged), period, capacity, slots);
+      record.overCap = true;
+      return record;
     });
   }
 
