@@ -19,6 +19,7 @@ describe('loadConfig', () => {
     expect(config.redisUrl).toBeUndefined();
     expect(config.rateLimitScale).toBe(1);
     expect(config.concurrencyLimit).toBe(20);
+    expect(config.concurrencyLeaseMs).toBe(30_000);
     expect(config.trustProxy).toBe(false);
     expect(config.migrationsRun).toBe(true);
     expect(config.dataDir).toMatch(/\/data$/);
@@ -82,6 +83,7 @@ describe('loadConfig', () => {
     [{ RATE_LIMIT_SCALE: '-2' }, 'RATE_LIMIT_SCALE'],
     [{ CONCURRENCY_LIMIT: '0' }, 'CONCURRENCY_LIMIT'],
     [{ CONCURRENCY_LIMIT: '2.5' }, 'CONCURRENCY_LIMIT'],
+    [{ CONCURRENCY_LEASE_MS: '60000' }, 'CONCURRENCY_LEASE_MS'],
     [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
     [{ TRUST_PROXY: 'loadbalancer' }, 'TRUST_PROXY'],
     [{ MIGRATIONS_RUN: 'maybe' }, 'MIGRATIONS_RUN'],

@@ -4,7 +4,10 @@ import { bucketRecord, EPSILON_MS } from './leaky-bucket';
 import type { AdmitRecord, Lease, LeaseAsk } from './rate-limit-storage';
 import { runScript, script } from './redis-scripts';
 
-/** How long a lease outlives its request's last word: a crashed instance's leases lapse within this. */
+/**
+ * How long a lease lives unless returned (CONCURRENCY_LEASE_MS): a crashed instance's leases lapse within this,
+ * and a request still running after it no longer counts against its credential's cap.
+ */
 export const LEASE_TTL_MS = 30_000;
 
 const NOW = `
@@ -102,6 +105,7 @@ export class RedisAdmission {
   constructor(
     private readonly redis: RedisConnection,
     private readonly deadline: <T>(work: Promise<T>) => Promise<T>,
+    private readonly leaseMs = LEASE_TTL_MS,
   ) {}
 
   admit(key: string, ttl: number, limit: number, cost: number, lease?: LeaseAsk): Promise<AdmitRecord> {
@@ -111,7 +115,7 @@ export class RedisAdmission {
     const args = [period, capacity, slots];
     if (lease === undefined) return this.decision(runScript(this.redis, ADMIT, [key], args), period, capacity, slots);
     const id = `${this.tag}.${++this.sequence}`;
-    const leaseArgs = [Math.max(1, Math.floor(lease.cap)), id, LEASE_TTL_MS];
+    const leaseArgs = [Math.max(1, Math.floor(lease.cap)), id, this.leaseMs];
     if (this.redis.isCluster) return this.admitApart(key, args, lease.key, leaseArgs);
     const reply = runScript(this.redis, ADMIT_AND_LEASE, [key, lease.key], [...args, ...leaseArgs]);
     return this.decision(reply, period, capacity, slots, new RedisLease(this.redis, lease.key, id));

@@ -17,6 +17,8 @@ export interface RedisRateLimitStorageOptions {
   keyPrefix?: string;
   /** How long a check may take before it counts as failed. */
   timeoutMs?: number;
+  /** How long a concurrency lease lives unless returned (LEASE_TTL_MS by default). */
+  leaseMs?: number;
 }
 
 export const DEFAULT_REDIS_KEY_PREFIX = 'rl:';
@@ -96,7 +98,7 @@ export class RedisRateLimitStorage implements RateLimitStorage {
   ) {
     this.keyPrefix = options.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
-    this.admission = new RedisAdmission(redis, (work) => this.withDeadline(work));
+    this.admission = new RedisAdmission(redis, (work) => this.withDeadline(work), options.leaseMs);
   }
 
   // increment, peek and check are plain promise chains rather than async functions: each async layer would add
