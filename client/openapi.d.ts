@@ -1813,6 +1813,18 @@ export interface components {
             /** @description The logout token (a JWT signed by the provider) */
             logout_token: string;
         };
+        RouteCostDto: {
+            /**
+             * @description The route, as the API reference names it
+             * @example /v1/reports/export
+             */
+            path: string;
+            /**
+             * @description Slots of the bucket one request of this route takes (`@RateLimit({ cost })`; others take 1)
+             * @example 5
+             */
+            cost: number;
+        };
         RateLimitStateDto: {
             /**
              * @description The method whose bucket this is
@@ -1849,6 +1861,8 @@ export interface components {
                 /** Format: date-time */
                 expires_at: string | null;
             } | null;
+            /** @description The routes of this method × group whose requests take more than one slot of the bucket; absent when every route takes one (all routes of the source's table) */
+            costs?: components["schemas"]["RouteCostDto"][];
         };
         RateLimitListDto: {
             /** @description One per method × group the credential can call */
@@ -3735,9 +3749,9 @@ export interface components {
         "X-Rate-Limit-Remaining.unless-refused-before-routing": number;
         /** @description The counter: `{ip}|{METHOD}|{group}|{token hash or -}` */
         "X-Rate-Limit-Identifier.unless-refused-before-routing": string;
-        /** @description draft-ietf-httpapi-ratelimit-headers-11 (RFC 9651 List): `"<method>-<group>";q=<capacity>;w=3`, the same bucket as X-Rate-Limit-Limit */
+        /** @description draft-ietf-httpapi-ratelimit-headers-11 (RFC 9651 List): `"<method>-<group>";q=<capacity>;w=3`, the same bucket as X-Rate-Limit-Limit; a 429 of the concurrency cap adds `, "concurrency";q=<CONCURRENCY_LIMIT>` */
         "RateLimit-Policy.unless-refused-before-routing": string;
-        /** @description draft-ietf-httpapi-ratelimit-headers-11 (RFC 9651 List): `"<method>-<group>";r=<remaining>;t=<seconds>`, `r` as X-Rate-Limit-Remaining, `t` the whole seconds (rounded up) until the bucket is empty */
+        /** @description draft-ietf-httpapi-ratelimit-headers-11 (RFC 9651 List): `"<method>-<group>";r=<remaining>;t=<seconds>`, `r` as X-Rate-Limit-Remaining, `t` the whole seconds (rounded up) until the bucket is empty; a 429 of the concurrency cap adds `, "concurrency";r=0` */
         "RateLimit.unless-refused-before-routing": string;
         /** @description The request id (the caller's own X-Request-Id when it looks like one); the 500 `correlation_id` */
         "X-Request-Id.unless-refused-before-routing": string;
@@ -3747,9 +3761,9 @@ export interface components {
         "X-Rate-Limit-Remaining": number;
         /** @description The counter: `{ip}|{METHOD}|{group}|{token hash or -}` */
         "X-Rate-Limit-Identifier": string;
-        /** @description draft-ietf-httpapi-ratelimit-headers-11 (RFC 9651 List): `"<method>-<group>";q=<capacity>;w=3`, the same bucket as X-Rate-Limit-Limit */
+        /** @description draft-ietf-httpapi-ratelimit-headers-11 (RFC 9651 List): `"<method>-<group>";q=<capacity>;w=3`, the same bucket as X-Rate-Limit-Limit; a 429 of the concurrency cap adds `, "concurrency";q=<CONCURRENCY_LIMIT>` */
         "RateLimit-Policy": string;
-        /** @description draft-ietf-httpapi-ratelimit-headers-11 (RFC 9651 List): `"<method>-<group>";r=<remaining>;t=<seconds>`, `r` as X-Rate-Limit-Remaining, `t` the whole seconds (rounded up) until the bucket is empty */
+        /** @description draft-ietf-httpapi-ratelimit-headers-11 (RFC 9651 List): `"<method>-<group>";r=<remaining>;t=<seconds>`, `r` as X-Rate-Limit-Remaining, `t` the whole seconds (rounded up) until the bucket is empty; a 429 of the concurrency cap adds `, "concurrency";r=0` */
         RateLimit: string;
         /** @description The request id (the caller's own X-Request-Id when it looks like one); the 500 `correlation_id` */
         "X-Request-Id": string;

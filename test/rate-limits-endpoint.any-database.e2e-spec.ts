@@ -1,6 +1,7 @@
 import type { Response } from 'supertest';
 import { createAccount, createCompanies, type LoginBody } from './support/fixtures';
 import { ManualClock } from './support/manual-clock';
+import { CostProbeModule } from './support/rate-limit-probe.module';
 import { startTestApp, type TestApp } from './support/test-app';
 
 // docs/contract.md, "Rate limits a client can plan with": GET /v1/ratelimits.
@@ -11,6 +12,7 @@ interface Limit {
   period_seconds: number;
   remaining: number;
   override: null;
+  costs?: Array<{ path: string; cost: number }>;
 }
 
 let addresses = 0;
@@ -32,7 +34,8 @@ describe('GET /v1/ratelimits', () => {
   beforeAll(async () => {
     clock = new ManualClock('2026-11-25T12:00:00Z');
     // RATE_LIMIT_SCALE 1000 (the test app's default): the table is scaled, the endpoint's own 30 per 3 s is not.
-    t = await startTestApp({ clock, env: { TRUST_PROXY: '127.0.0.1' } });
+    // The cost probe: a test module's route of cost 5 (no route of the source's table has a cost).
+    t = await startTestApp({ clock, env: { TRUST_PROXY: '127.0.0.1' }, extraModules: [CostProbeModule] });
     const [company] = await createCompanies(t, 'Alpha');
     const loginAs = async (permissions: Parameters<typeof createAccount>[2]) => {
       const account = await createAccount(t, [company.id], permissions);
@@ -88,6 +91,28 @@ describe('GET /v1/ratelimits', () => {
     // The bucket drains: 3 s later all is back.
     clock.advance(3000);
     expect(products(await get(ip, '/v1/ratelimits', reader).expect(200))?.remaining).toBe(30 * 1000);
+  });
+
+  it("shows a route's cost where it is not 1, and a request of that route takes as many slots", async () => {
+    const ip = freshIp();
+    const exports = (res: Response) => limitsOf(res).find((l) => l.method === 'GET' && l.group === 'exports');
+    const before = await get(ip, '/v1/ratelimits', reader).expect(200);
+    expect(exports(before)).toEqual({
+      method: 'GET',
+      group: 'exports',
+      capacity: 30 * 1000,
+      period_seconds: 3,
+      remaining: 30 * 1000,
+      override: null,
+      costs: [{ path: '/v1/probe-exports', cost: 5 }],
+    });
+    // Every other pair (the source's table among them) costs 1 a request and carries no `costs`.
+    expect(limitsOf(before).filter((l) => l.costs !== undefined)).toEqual([exports(before)]);
+    const costly = await get(ip, '/v1/probe-exports', reader).expect(200);
+    expect(costly.headers['x-rate-limit-remaining']).toBe(String(30 * 1000 - 5));
+    const cheap = await get(ip, '/v1/probe-exports/status', reader).expect(200);
+    expect(cheap.headers['x-rate-limit-remaining']).toBe(String(30 * 1000 - 6));
+    expect(exports(await get(ip, '/v1/ratelimits', reader).expect(200))?.remaining).toBe(30 * 1000 - 6);
   });
 
   it('is itself limited to 30 per 3 s per identifier, answered with the usual 429', async () => {

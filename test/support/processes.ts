@@ -17,7 +17,8 @@ export const CHILD_TEST_ENV: Record<string, string> = {
 
 /** The service's own settings (and Node's), never inherited from the shell that runs jest. */
 const SERVICE_KEYS = new RegExp(
-  '^(PORT|HOST|NODE_ENV|NODE_OPTIONS|DATA_DIR|TRUST_PROXY|RATE_LIMIT_SCALE|MIGRATIONS_RUN|SEED_DEMO|LOG_LEVEL|' +
+  '^(PORT|HOST|NODE_ENV|NODE_OPTIONS|DATA_DIR|TRUST_PROXY|RATE_LIMIT_SCALE|CONCURRENCY_.*|MIGRATIONS_RUN|' +
+    'SEED_DEMO|LOG_LEVEL|' +
     'SHUTDOWN_TIMEOUT_MS|(JWT|DATABASE|REDIS|ARGON2)_.*)$',
 );
 

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { Controller, type ExecutionContext, Get, type Type } from '@nestjs/common';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -59,6 +60,22 @@ export class WebhooksController {
   me(): void {}
 }
 
+/** A costly route: each request takes 3 of its bucket's 4 slots. */
+@Controller('reports')
+@RateLimit({ limits: { GET: 4 }, cost: 3 })
+export class ReportsController {
+  @Get()
+  me(): void {}
+}
+
+/** A bucket far larger than the concurrency caps of the specs, so that only a cap refuses. */
+@Controller('search')
+@RateLimit({ limits: { GET: 100 } })
+export class SearchController {
+  @Get()
+  me(): void {}
+}
+
 export const OWNER = {
   kind: 'jwt' as const,
   companyId: 7,
@@ -67,8 +84,8 @@ export const OWNER = {
   employee: { id: 3, email: 'ann@example.com' },
 };
 
-export function setUp(options: { storage?: BucketStorage; overrides?: RateLimitOverrides } = {}) {
-  const plans = new RoutePlans(() => [UsersController, WebhooksController]);
+export function setUp(options: { storage?: BucketStorage; overrides?: RateLimitOverrides; cap?: number } = {}) {
+  const plans = new RoutePlans(() => [UsersController, WebhooksController, ReportsController, SearchController]);
   const policy = new RateLimitPolicy(plans, { rateLimitScale: 1 } as AppConfig);
   plans.onApplicationBootstrap();
   const credentials = new StubCredentials();
@@ -77,20 +94,31 @@ export function setUp(options: { storage?: BucketStorage; overrides?: RateLimitO
   const counters = options.storage ?? new MemoryRateLimitStorage(clock);
   const limited = new LimitedCredentials(clock);
   const overrides = options.overrides ?? NO_OVERRIDES;
-  const guard = new RateLimitGuard(counters, policy, credentials, metrics, overrides, limited);
+  const config = { concurrencyLimit: options.cap ?? 20 } as AppConfig;
+  const guard = new RateLimitGuard(counters, policy, credentials, metrics, overrides, limited, config);
   return { guard, credentials, counters, metrics, limited };
 }
 
-export function request(controller: Type = UsersController) {
+/** A request's context; `response` stands for Node's response (`closed`, and its `close` event). */
+export function request(controller: Type = UsersController, ip = '203.0.113.7') {
   const headers = new Map<string, unknown>();
+  const response = Object.assign(new EventEmitter(), { closed: false });
   const context = new ExecutionContextHost(
     [
-      { ip: '203.0.113.7', method: 'GET', headers: {} } as unknown as FastifyRequest,
-      { header: (name: string, value: unknown) => headers.set(name, value) } as unknown as FastifyReply,
+      { ip, method: 'GET', headers: {} } as unknown as FastifyRequest,
+      {
+        header: (name: string, value: unknown) => headers.set(name, value),
+        raw: response,
+      } as unknown as FastifyReply,
     ],
     controller,
     (controller.prototype as { me: Function }).me,
   );
   context.setType('http');
-  return { context: context as ExecutionContext, headers };
+  /** The answer is over: Node's response emits `close` once. */
+  const close = () => {
+    response.closed = true;
+    response.emit('close');
+  };
+  return { context: context as ExecutionContext, headers, response, close };
 }

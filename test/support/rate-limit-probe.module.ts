@@ -158,3 +158,27 @@ export class MarketingConversationsProbeController {
   ],
 })
 export class RateLimitProbeModule {}
+
+/**
+ * A feature module's costly route (docs/adding-a-feature-module.md, "Rate limits"): `GET /v1/probe-exports`
+ * takes 5 slots of the `exports` GET bucket, its cheap sibling `GET /v1/probe-exports/status` one of the same
+ * bucket. No route of the source's table declares a cost; this one exists for the tests of cost.
+ */
+@Public()
+@RateLimit({ group: 'exports' })
+@Controller({ path: 'probe-exports', version: '1' })
+export class ExportsProbeController {
+  @Get()
+  @RateLimit({ cost: 5 })
+  export() {
+    return { exported: true };
+  }
+
+  @Get('status')
+  status() {
+    return { ready: true };
+  }
+}
+
+@Module({ controllers: [ExportsProbeController] })
+export class CostProbeModule {}

@@ -18,6 +18,12 @@ function freshKey(label: string): string {
   return `${label}|${process.pid}|${Date.now().toString(36)}|${keySequence}`;
 }
 
+/** Polls `done` (a lease's return is fire and forget on Redis) for up to 2 s. */
+async function until(done: () => Promise<boolean>): Promise<void> {
+  for (let tries = 0; tries < 100 && !(await done()); tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(await done()).toBe(true);
+}
+
 // Long enough that a real clock drains nothing noticeable during a burst of round trips.
 const HOUR_MS = 3_600_000;
 
@@ -115,6 +121,53 @@ export function describeRateLimitStorage(
       const full = await h.storage.peek(key, HOUR_MS, 3);
       expect(full).toMatchObject({ totalHits: 3, isBlocked: true });
       expect(full.timeToBlockExpire).toBeGreaterThanOrEqual(1);
+    });
+
+    it('admits a request of cost N as N slots at once, all or none', async () => {
+      const key = freshKey('cost');
+      expect(await h.storage.admit(key, HOUR_MS, 5, 3)).toMatchObject({ totalHits: 3, isBlocked: false });
+      const over = await h.storage.admit(key, HOUR_MS, 5, 3);
+      // Two slots are free, three are asked: refused, nothing taken, and it fits once one slot (12 min) drains.
+      expect(over).toMatchObject({ totalHits: 3, isBlocked: true });
+      expect(over.timeToBlockExpire).toBeGreaterThan(715);
+      expect(over.timeToBlockExpire).toBeLessThanOrEqual(720);
+      expect(await h.storage.admit(key, HOUR_MS, 5, 2)).toMatchObject({ totalHits: 5, isBlocked: false });
+      expect((await h.storage.admit(key, HOUR_MS, 5, 1)).isBlocked).toBe(true);
+    });
+
+    it('holds a credential to its cap of leases, leaving the bucket alone when the cap refuses', async () => {
+      const bucket = freshKey('capped');
+      const lease = { key: freshKey('leases'), cap: 2 };
+      const first = await h.storage.admit(bucket, HOUR_MS, 10, 1, lease);
+      const second = await h.storage.admit(bucket, HOUR_MS, 10, 1, lease);
+      expect([first.lease, second.lease].every((held) => held !== undefined)).toBe(true);
+      expect(await h.storage.leases(lease.key)).toBe(2);
+      const third = await h.storage.admit(bucket, HOUR_MS, 10, 1, lease);
+      expect(third).toMatchObject({ overCap: true, isBlocked: false, totalHits: 2 });
+      expect(third.lease).toBeUndefined();
+      expect((await h.storage.peek(bucket, HOUR_MS, 10)).totalHits).toBe(2);
+      // Returned twice counts once.
+      first.lease?.release();
+      first.lease?.release();
+      await until(async () => (await h.storage.leases(lease.key)) === 1);
+      const fourth = await h.storage.admit(bucket, HOUR_MS, 10, 1, lease);
+      expect(fourth.lease).toBeDefined();
+      expect(await h.storage.leases(lease.key)).toBe(2);
+      second.lease?.release();
+      fourth.lease?.release();
+      await until(async () => (await h.storage.leases(lease.key)) === 0);
+    });
+
+    it('takes no lease for a request its bucket refuses', async () => {
+      const bucket = freshKey('full');
+      const lease = { key: freshKey('unused'), cap: 5 };
+      const admitted = await h.storage.admit(bucket, HOUR_MS, 1, 1, lease);
+      const refused = await h.storage.admit(bucket, HOUR_MS, 1, 1, lease);
+      expect(refused).toMatchObject({ isBlocked: true });
+      expect(refused.overCap).toBeFalsy();
+      expect(refused.lease).toBeUndefined();
+      expect(await h.storage.leases(lease.key)).toBe(1);
+      admitted.lease?.release();
     });
 
     it('counts a fixed window from its first hit and forgets it when it ends', async () => {

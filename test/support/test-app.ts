@@ -28,6 +28,8 @@ export const TEST_ENV: Record<string, string> = {
   JWT_SECRET: 'test-secret-that-is-at-least-32-bytes-long!',
   // Tests send bursts from one IP with a frozen clock; the rate-limit tests set their own scale of 1.
   RATE_LIMIT_SCALE: '1000',
+  // Likewise for the concurrency cap: bursts of one IP would otherwise meet its 20; its own tests set 20.
+  CONCURRENCY_LIMIT: '1000',
   // No DATABASE_CONNECT_TIMEOUT_MS: the service's 1.5 s default (issue 36). A first connection slower than that
   // fails this file's start as it fails the service's boot (commit 7b2ef1f saw one in CI on a loaded machine).
 };

@@ -12,6 +12,12 @@ export interface RateLimitRule {
   limits?: Partial<Record<HttpMethod, number>>;
   /** The limits are exact: RATE_LIMIT_SCALE (a benchmark's multiplier) does not apply to them. */
   unscaled?: boolean;
+  /**
+   * Slots of its bucket one request takes (default 1), for a route that costs the service more than most (an
+   * export, a report): `@RateLimit({ cost: 5 })`. A whole number from 1 to the route's own capacity; the bucket
+   * stays the group's, so a costly route and its cheap siblings share it. No route of the source's table has one.
+   */
+  cost?: number;
   /** Set by {@link NoRateLimit}. */
   skip?: boolean;
 }

@@ -18,6 +18,8 @@ describe('loadConfig', () => {
     expect(config.host).toBe('127.0.0.1');
     expect(config.redisUrl).toBeUndefined();
     expect(config.rateLimitScale).toBe(1);
+    expect(config.concurrencyLimit).toBe(20);
+    expect(config.concurrencyLeaseMs).toBe(30_000);
     expect(config.trustProxy).toBe(false);
     expect(config.migrationsRun).toBe(true);
     expect(config.dataDir).toMatch(/\/data$/);
@@ -79,6 +81,9 @@ describe('loadConfig', () => {
     [{ METRICS_TOKEN: 'has a space in the middle' }, 'METRICS_TOKEN'],
     [{ RATE_LIMIT_SCALE: '0' }, 'RATE_LIMIT_SCALE'],
     [{ RATE_LIMIT_SCALE: '-2' }, 'RATE_LIMIT_SCALE'],
+    [{ CONCURRENCY_LIMIT: '0' }, 'CONCURRENCY_LIMIT'],
+    [{ CONCURRENCY_LIMIT: '2.5' }, 'CONCURRENCY_LIMIT'],
+    [{ CONCURRENCY_LEASE_MS: '60000' }, 'CONCURRENCY_LEASE_MS'],
     [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
     [{ TRUST_PROXY: 'loadbalancer' }, 'TRUST_PROXY'],
     [{ MIGRATIONS_RUN: 'maybe' }, 'MIGRATIONS_RUN'],

@@ -65,6 +65,10 @@ export class AppConfig {
   /** The key of the secrets stored sealed; `undefined`: derived from the JWT secret. */
   readonly encryptionKey?: Buffer;
   readonly rateLimitScale!: number;
+  /** Requests of one credential (unauthenticated: one client IP) in flight at once across the fleet. */
+  readonly concurrencyLimit!: number;
+  /** How long a request's lease lives in Redis unless returned: a crashed instance's leases lapse within this. */
+  readonly concurrencyLeaseMs!: number;
   /** The passkeys' relying party ID (a host name) and the browser origins whose ceremonies are accepted. */
   readonly webauthnRpId!: string;
   readonly webauthnOrigins!: string[];
@@ -150,6 +154,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     ...readSigningKeys(env),
     encryptionKey: readEncryptionKey(env),
     rateLimitScale: positiveNumber(env, 'RATE_LIMIT_SCALE', 1),
+    concurrencyLimit: integer(env, 'CONCURRENCY_LIMIT', 20, 1, 1_000_000),
+    concurrencyLeaseMs: integer(env, 'CONCURRENCY_LEASE_MS', 30_000, 1000, 30_000),
     migrationsRun: boolean(env, 'MIGRATIONS_RUN') ?? true,
     seedDemo: boolean(env, 'SEED_DEMO'),
     logLevel: oneOf<LogLevel>(

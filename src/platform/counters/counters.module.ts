@@ -103,7 +103,10 @@ class PresenceLifecycle implements OnApplicationBootstrap, BeforeApplicationShut
         const resilient =
           redis && breaker
             ? new ResilientRateLimitStorage(
-                new RedisRateLimitStorage(redis, { keyPrefix: `${config.redisKeyPrefix}rl:` }),
+                new RedisRateLimitStorage(redis, {
+                  keyPrefix: `${config.redisKeyPrefix}rl:`,
+                  leaseMs: config.concurrencyLeaseMs,
+                }),
                 memory,
                 logger.child({ component: 'rate-limit-storage' }),
                 { breaker, fleetSize: () => presence?.size ?? 1 },

@@ -31,10 +31,16 @@ export function backlog(untilMs: number, nowMs: number, periodMs: number): numbe
 
 /**
  * One decision: `levelMs` is the bucket's backlog in ms at `now` (`max(0, TAT - now)`). Returns whether the
- * request is admitted and the backlog after it (unchanged when refused).
+ * request is admitted and the backlog after it (unchanged when refused). A request of `cost` takes that many
+ * slots at once: all of them fit, or none is taken.
  */
-export function decide(levelMs: number, periodMs: number, capacity: number): { admitted: boolean; levelMs: number } {
-  const after = levelMs + drainInterval(periodMs, capacity);
+export function decide(
+  levelMs: number,
+  periodMs: number,
+  capacity: number,
+  cost = 1,
+): { admitted: boolean; levelMs: number } {
+  const after = levelMs + drainInterval(periodMs, capacity) * cost;
   return after <= periodMs + EPSILON_MS ? { admitted: true, levelMs: after } : { admitted: false, levelMs };
 }
 
@@ -43,19 +49,20 @@ export function decide(levelMs: number, periodMs: number, capacity: number): { a
  * - `totalHits`: the level in whole requests, rounded up, so `capacity - totalHits` is how many more requests
  *   would be admitted at once right now (X-Rate-Limit-Remaining);
  * - `timeToExpire`: seconds until the bucket is empty;
- * - `isBlocked`: the request was refused; `timeToBlockExpire` then says when the next one fits (Retry-After,
- *   at least 1), 0 otherwise.
+ * - `isBlocked`: the request was refused; `timeToBlockExpire` then says when the next one (of `cost` slots)
+ *   fits (Retry-After, at least 1), 0 otherwise.
  */
 export function bucketRecord(
   admitted: boolean,
   levelMs: number,
   periodMs: number,
   capacity: number,
+  cost = 1,
 ): ThrottlerStorageRecord {
   const interval = drainInterval(periodMs, capacity);
   const level = levelMs > EPSILON_MS ? Math.ceil((levelMs - EPSILON_MS) / interval) : 0;
   let timeToBlockExpire = 0;
-  if (!admitted) timeToBlockExpire = Math.max(1, Math.ceil((levelMs + interval - periodMs - EPSILON_MS) / 1000));
+  if (!admitted) timeToBlockExpire = Math.max(1, Math.ceil((levelMs + interval * cost - periodMs - EPSILON_MS) / 1000));
   return {
     totalHits: Math.min(level, capacity),
     timeToExpire: levelMs > EPSILON_MS ? Math.ceil((levelMs - EPSILON_MS) / 1000) : 0,

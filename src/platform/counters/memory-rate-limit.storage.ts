@@ -1,6 +1,14 @@
 import { Clock } from '../common/clock/clock';
 import { backlog, bucketRecord, decide } from './leaky-bucket';
-import { RateLimitStorage, ThrottlerStorageRecord, WindowRecord, wholeSeconds } from './rate-limit-storage';
+import { MemoryLeases } from './memory-leases';
+import {
+  type AdmitRecord,
+  type LeaseAsk,
+  RateLimitStorage,
+  ThrottlerStorageRecord,
+  WindowRecord,
+  wholeSeconds,
+} from './rate-limit-storage';
 
 export interface MemoryRateLimitStorageOptions {
   /** Hard cap on counters held; past it a new key evicts an old one. */
@@ -45,6 +53,8 @@ class Counter {
 export class MemoryRateLimitStorage implements RateLimitStorage {
   readonly maxEntries: number;
   private readonly counters = new Map<string, Counter>();
+  /** The concurrency cap's leases; not counters (they never expire, the sweep and the cap leave them alone). */
+  readonly leasesHeld = new MemoryLeases();
   private hand: Iterator<Counter> = this.counters.values();
   private evicted = 0;
   // Times are kept relative to this instant: an epoch in ms (~1.8e12) leaves doubles a resolution of 0.24 µs,
@@ -79,15 +89,38 @@ export class MemoryRateLimitStorage implements RateLimitStorage {
     return Promise.resolve(this.incrementNow(key, ttl, limit));
   }
 
+  admit(key: string, ttl: number, limit: number, cost: number, lease?: LeaseAsk): Promise<AdmitRecord> {
+    return Promise.resolve(this.admitNow(key, ttl, limit, cost, lease));
+  }
+
+  /** {@link admit} without the promise. The cap is asked only once the bucket would admit, and before it is charged. */
+  admitNow(key: string, ttl: number, limit: number, cost: number, lease?: LeaseAsk): AdmitRecord {
+    if (lease === undefined) return this.incrementNow(key, ttl, limit, 0, cost);
+    if (this.leasesHeld.count(lease.key) >= lease.cap) {
+      const record: AdmitRecord = this.peekNow(key, ttl, limit, cost);
+      // The bucket's own answer wins: refused by both is the bucket's 429, with its Retry-After.
+      if (record.isBlocked) return record;
+      record.overCap = true;
+      return record;
+    }
+    const record: AdmitRecord = this.incrementNow(key, ttl, limit, 0, cost);
+    if (!record.isBlocked) record.lease = this.leasesHeld.take(lease.key, lease.cap);
+    return record;
+  }
+
+  leases(key: string): Promise<number> {
+    return Promise.resolve(this.leasesHeld.count(key));
+  }
+
   /** {@link increment} without the promise: the guard's synchronous path when the counters are in memory. */
-  incrementNow(key: string, ttl: number, limit: number, _blockDuration?: number): ThrottlerStorageRecord {
+  incrementNow(key: string, ttl: number, limit: number, _blockDuration?: number, cost = 1): ThrottlerStorageRecord {
     const now = this.clock.nowMs() - this.epoch;
     this.sweep(now);
     const period = Math.max(1, ttl);
     const capacity = Math.max(1, limit);
     let counter = this.counters.get(key);
     const level = counter === undefined ? 0 : backlog(counter.until, now, period);
-    const decision = decide(level, period, capacity);
+    const decision = decide(level, period, capacity, cost);
     if (decision.admitted) {
       if (counter === undefined) {
         if (this.counters.size >= this.maxEntries) this.evictOne(now);
@@ -100,17 +133,21 @@ export class MemoryRateLimitStorage implements RateLimitStorage {
     } else if (counter !== undefined) {
       counter.touched = true;
     }
-    return bucketRecord(decision.admitted, decision.levelMs, period, capacity);
+    return bucketRecord(decision.admitted, decision.levelMs, period, capacity, cost);
   }
 
   peek(key: string, ttlMs: number, limit: number): Promise<ThrottlerStorageRecord> {
+    return Promise.resolve(this.peekNow(key, ttlMs, limit));
+  }
+
+  private peekNow(key: string, ttlMs: number, limit: number, cost = 1): ThrottlerStorageRecord {
     const now = this.clock.nowMs() - this.epoch;
     this.sweep(now);
     const counter = this.counters.get(key);
     const period = Math.max(1, ttlMs);
     const level = counter === undefined ? 0 : backlog(counter.until, now, period);
     const capacity = Math.max(1, limit);
-    return Promise.resolve(bucketRecord(decide(level, period, capacity).admitted, level, period, capacity));
+    return bucketRecord(decide(level, period, capacity, cost).admitted, level, period, capacity, cost);
   }
 
   hitWindow(key: string, windowMs: number, limit: number): Promise<WindowRecord> {

@@ -51,6 +51,42 @@ export interface BucketStorage extends ThrottlerStorage {
    * `isBlocked` says whether a request now would be refused. A key never hit reads as empty.
    */
   peek(key: string, ttlMs: number, limit: number): Promise<RateLimitRecord>;
+
+  /**
+   * A request's admission in one decision (one round trip on Redis): `cost` slots of the bucket (a request
+   * fits when the level after all of them is at most the capacity; a refused one adds nothing) and, when `lease`
+   * is given, a lease under that credential's concurrency cap, taken only if the bucket admits. Refused by
+   * either: nothing changes. The lease is the caller's to release when the request ends.
+   */
+  admit(key: string, ttl: number, limit: number, cost: number, lease?: LeaseAsk): Promise<AdmitRecord>;
+
+  /** Leases held now under `key` (tests, and the figures of an operator looking for a leak). */
+  leases(key: string): Promise<number>;
+}
+
+/**
+ * A request's place under the concurrency cap (docs/contract.md, "Beyond the bucket"): held while the request is
+ * in flight, returned once when it ends. {@link release} is bound (it can be handed to an event emitter as is)
+ * and does nothing the second time.
+ */
+export interface Lease {
+  readonly release: () => void;
+}
+
+/**
+ * What {@link BucketStorage.admit} answers: the bucket's record and, when a lease was asked for, the cap's part.
+ * - `overCap`: the bucket would have admitted the request, but the credential already had `cap` requests in
+ *   flight; the request is refused and the bucket is unchanged (the record shows it as it stands).
+ * - `lease`: the request was admitted and holds a lease; undefined when refused or when none was asked for.
+ * - `cap`: the cap the storage applied when it differs from the one asked for (while Redis is away, this
+ *   instance's share), as `limit` is for the bucket.
+ */
+export type AdmitRecord = RateLimitRecord & { overCap?: boolean; lease?: Lease; cap?: number };
+
+/** The lease half of an admission: which credential's leases, and how many may be held at once. */
+export interface LeaseAsk {
+  key: string;
+  cap: number;
 }
 
 /**

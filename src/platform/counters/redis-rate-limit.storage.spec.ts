@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { redisOptions } from '../redis-client/redis-client.module';
 import { describeRateLimitStorage } from '../../../test/support/rate-limit-storage.contract';
+import { LEASE_TTL_MS } from './redis-admission';
 import { RedisRateLimitStorage } from './redis-rate-limit.storage';
 
 // The real server the suite runs against; never a mock, since atomicity and expiry are the server's to get right.
@@ -60,5 +61,50 @@ describe('RedisRateLimitStorage', () => {
     const tat = Number(await redis.get(storage.keyOf(key)));
     expect(tat - serverNow).toBeGreaterThan(50);
     expect(tat - serverNow).toBeLessThanOrEqual(100);
+  });
+});
+
+// Redis Cluster: the bucket and the lease are two one-key scripts sent at once (admitApart). The same contract,
+// on the real server, through a client that says it is a Cluster.
+describeRateLimitStorage('redis, as on a Cluster', () => ({
+  storage: new RedisRateLimitStorage(asCluster(redis), { keyPrefix: PREFIX, timeoutMs: 1000 }),
+  ttlMs: 4000,
+  slackMs: 50,
+  advance: (ms) => sleep(ms),
+}));
+
+function asCluster(client: Redis): Redis {
+  return new Proxy(client, {
+    get(target, property) {
+      if (property === 'isCluster') return true;
+      const value: unknown = Reflect.get(target, property);
+      return typeof value === 'function' ? (value as Function).bind(target) : value;
+    },
+  });
+}
+
+describe('RedisRateLimitStorage leases', () => {
+  it("lapse on the server's clock: the set expires with its newest lease, a lease past its time neither counts nor blocks", async () => {
+    const storage = new RedisRateLimitStorage(redis, { keyPrefix: PREFIX });
+    const key = `cc:lapse|${randomBytes(4).toString('hex')}`;
+    // Held by an instance that then dies (never returned).
+    const held = await storage.admit(`req:lapse|${randomBytes(4).toString('hex')}`, 3000, 30, 1, { key, cap: 1 });
+    expect(held.lease).toBeDefined();
+    const [seconds, micros] = await redis.time();
+    const serverNow = Number(seconds) * 1000 + Number(micros) / 1000;
+    const [member, score] = await redis.zrange(storage.keyOf(key), 0, -1, 'WITHSCORES');
+    expect(Number(score) - serverNow).toBeGreaterThan(LEASE_TTL_MS - 1000);
+    expect(Number(score) - serverNow).toBeLessThanOrEqual(LEASE_TTL_MS);
+    const pttl = await redis.pttl(storage.keyOf(key));
+    expect(pttl).toBeGreaterThan(LEASE_TTL_MS - 1000);
+    expect(pttl).toBeLessThanOrEqual(LEASE_TTL_MS);
+    expect((await storage.admit(`req:other|${member}`, 3000, 30, 1, { key, cap: 1 })).overCap).toBe(true);
+    // 30 s later on the server's clock (the score moved back instead of waiting): lapsed, not counted, not in the way.
+    await redis.zadd(storage.keyOf(key), 'XX', serverNow - 1, member);
+    expect(await storage.leases(key)).toBe(0);
+    const next = await storage.admit(`req:next|${member}`, 3000, 30, 1, { key, cap: 1 });
+    expect(next.lease).toBeDefined();
+    expect(await redis.zrange(storage.keyOf(key), 0, -1)).toHaveLength(1);
+    next.lease?.release();
   });
 });

@@ -1,14 +1,24 @@
-import { createHash } from 'node:crypto';
 import type { RedisConnection } from '../redis-client/redis-connection';
 import { DeadlineError, withDeadline } from './circuit-breaker';
+import { RedisAdmission } from './redis-admission';
+import { runScript, script, type Script } from './redis-scripts';
 import { bucketRecord, decide, EPSILON_MS } from './leaky-bucket';
-import { RateLimitStorage, ThrottlerStorageRecord, WindowRecord, wholeSeconds } from './rate-limit-storage';
+import {
+  type AdmitRecord,
+  type LeaseAsk,
+  RateLimitStorage,
+  ThrottlerStorageRecord,
+  WindowRecord,
+  wholeSeconds,
+} from './rate-limit-storage';
 
 export interface RedisRateLimitStorageOptions {
   /** Put before every key. */
   keyPrefix?: string;
   /** How long a check may take before it counts as failed. */
   timeoutMs?: number;
+  /** How long a concurrency lease lives unless returned (LEASE_TTL_MS by default). */
+  leaseMs?: number;
 }
 
 export const DEFAULT_REDIS_KEY_PREFIX = 'rl:';
@@ -69,10 +79,8 @@ end
 return { tonumber(redis.call('GET', KEYS[1]) or '0'), redis.call('PTTL', KEYS[1]) }
 `;
 
-const sha1 = (script: string): string => createHash('sha1').update(script).digest('hex');
-const BUCKET = { source: BUCKET_SCRIPT, sha: sha1(BUCKET_SCRIPT) };
-const WINDOW = { source: WINDOW_SCRIPT, sha: sha1(WINDOW_SCRIPT) };
-
+const BUCKET = script(BUCKET_SCRIPT);
+const WINDOW = script(WINDOW_SCRIPT);
 /**
  * Buckets and windows shared by every instance, in Redis: one key per counter, `{prefix}{key}`.
  *
@@ -82,6 +90,7 @@ const WINDOW = { source: WINDOW_SCRIPT, sha: sha1(WINDOW_SCRIPT) };
 export class RedisRateLimitStorage implements RateLimitStorage {
   readonly keyPrefix: string;
   readonly timeoutMs: number;
+  private readonly admission: RedisAdmission;
 
   constructor(
     private readonly redis: RedisConnection,
@@ -89,6 +98,7 @@ export class RedisRateLimitStorage implements RateLimitStorage {
   ) {
     this.keyPrefix = options.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
+    this.admission = new RedisAdmission(redis, (work) => this.withDeadline(work), options.leaseMs);
   }
 
   // increment, peek and check are plain promise chains rather than async functions: each async layer would add
@@ -105,6 +115,20 @@ export class RedisRateLimitStorage implements RateLimitStorage {
 
   peek(key: string, ttlMs: number, limit: number): Promise<ThrottlerStorageRecord> {
     return this.bucket(key, ttlMs, limit, '0');
+  }
+
+  admit(key: string, ttl: number, limit: number, cost: number, lease?: LeaseAsk): Promise<AdmitRecord> {
+    return this.admission.admit(
+      this.keyOf(key),
+      ttl,
+      limit,
+      cost,
+      lease && { key: this.keyOf(lease.key), cap: lease.cap },
+    );
+  }
+
+  leases(key: string): Promise<number> {
+    return this.admission.leases(this.keyOf(key));
   }
 
   hitWindow(key: string, windowMs: number, _limit: number): Promise<WindowRecord> {
@@ -127,7 +151,7 @@ export class RedisRateLimitStorage implements RateLimitStorage {
   private bucket(key: string, ttl: number, limit: number, count: '0' | '1'): Promise<ThrottlerStorageRecord> {
     const period = Math.max(1, Math.ceil(ttl));
     const capacity = Math.max(1, Math.floor(limit));
-    return this.withDeadline(this.run(BUCKET, [this.keyOf(key), period, capacity, count])).then((reply) => {
+    return this.withDeadline(this.run(BUCKET, [this.keyOf(key)], [period, capacity, count])).then((reply) => {
       const [admitted, levelMs] = reply as [number, string];
       const level = Number(levelMs);
       // A peek says whether a request now would fit, as MemoryRateLimitStorage.peek does.
@@ -137,22 +161,15 @@ export class RedisRateLimitStorage implements RateLimitStorage {
   }
 
   private window(key: string, windowMs: number, count: '0' | '1'): Promise<WindowRecord> {
-    const args = [this.keyOf(key), Math.max(1, Math.ceil(windowMs)), count];
-    return this.withDeadline(this.run(WINDOW, args)).then((reply) => {
+    const args = [Math.max(1, Math.ceil(windowMs)), count];
+    return this.withDeadline(this.run(WINDOW, [this.keyOf(key)], args)).then((reply) => {
       const [hits, pttl] = reply as [number, number];
       return pttl > 0 ? { hits, secondsLeft: wholeSeconds(pttl) } : { hits: 0, secondsLeft: 0 };
     });
   }
 
-  private run(script: { source: string; sha: string }, [key, ...args]: (string | number)[]): Promise<unknown> {
-    return this.redis.evalsha(script.sha, 1, key, ...args).catch((error: unknown) => {
-      // After a restart or SCRIPT FLUSH the server has forgotten the script; EVAL runs and caches it again.
-      // Safe to resend: NOSCRIPT means the first attempt ran nothing.
-      if (error instanceof Error && error.message.startsWith('NOSCRIPT')) {
-        return this.redis.eval(script.source, 1, key, ...args);
-      }
-      throw error;
-    });
+  private run(script: Script, keys: string[], args: (string | number)[]): Promise<unknown> {
+    return runScript(this.redis, script, keys, args);
   }
 
   private withDeadline<T>(work: Promise<T>): Promise<T> {

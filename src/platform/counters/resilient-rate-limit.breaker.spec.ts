@@ -84,6 +84,12 @@ describe('ResilientRateLimitStorage while Redis is away', () => {
     override peek(): never {
       throw this.error;
     }
+    override admit(): never {
+      throw this.error;
+    }
+    override leases(): never {
+      throw this.error;
+    }
     override reset(): never {
       throw this.error;
     }
@@ -138,6 +144,24 @@ describe('ResilientRateLimitStorage while Redis is away', () => {
     expect((await storage.increment('odd', 3000, 10, 0, 'default')).limit).toBe(4);
     fleet = 0; // never below one instance, never a limit of 0
     expect((await storage.increment('one', 3000, 1, 0, 'default')).limit).toBe(1);
+  });
+
+  it('holds each instance to ceil(cap / N) leases, and its bucket to its share for costly requests too', async () => {
+    const fallback = new MemoryRateLimitStorage(new SystemClock());
+    const storage = new ResilientRateLimitStorage(new FailingPrimary(new SystemClock()), fallback, silent, {
+      fleetSize: () => 3,
+    });
+    const lease = { key: 'cc:credential', cap: 20 };
+    const admitted = [];
+    for (let i = 0; i < 7; i++) admitted.push(await storage.admit('req:a', 60_000, 1000, 1, lease));
+    expect(admitted.every((record) => record.lease !== undefined && record.cap === 7)).toBe(true);
+    expect(await storage.admit('req:a', 60_000, 1000, 1, lease)).toMatchObject({ overCap: true, cap: 7, limit: 334 });
+    expect(await storage.leases('cc:credential')).toBe(7);
+    admitted[0].lease?.release();
+    expect((await storage.admit('req:a', 60_000, 1000, 1, lease)).lease).toBeDefined();
+    // Cost 100 of a share of ceil(300 / 3) = 100: one request empties the bucket.
+    expect(await storage.admit('req:b', 60_000, 300, 100)).toMatchObject({ isBlocked: false, limit: 100 });
+    expect(await storage.admit('req:b', 60_000, 300, 1)).toMatchObject({ isBlocked: true, limit: 100 });
   });
 
   it('applies the share to the login lock windows too', async () => {

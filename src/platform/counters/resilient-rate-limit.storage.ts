@@ -5,7 +5,14 @@ import {
   DEFAULT_COOL_DOWN_MS,
   DEFAULT_FAILURE_THRESHOLD,
 } from './circuit-breaker';
-import { RateLimitLogger, RateLimitRecord, RateLimitStorage, WindowRecord } from './rate-limit-storage';
+import {
+  type AdmitRecord,
+  type LeaseAsk,
+  RateLimitLogger,
+  RateLimitRecord,
+  RateLimitStorage,
+  WindowRecord,
+} from './rate-limit-storage';
 
 export type { BreakerState };
 export { DEFAULT_COOL_DOWN_MS, DEFAULT_FAILURE_THRESHOLD };
@@ -86,6 +93,30 @@ export class ResilientRateLimitStorage implements RateLimitStorage {
     );
   }
 
+  /**
+   * The bucket and the lease as one (one round trip to Redis); while Redis is away, both in memory at this
+   * instance's share: `ceil(cap / N)` leases as `ceil(limit / N)` slots. A lease returns to the storage that
+   * gave it (one taken in Redis before an outage lapses there if it cannot be removed).
+   */
+  admit(key: string, ttl: number, limit: number, cost: number, lease?: LeaseAsk): Promise<AdmitRecord> {
+    return this.breaker.run(
+      () => this.primary.admit(key, ttl, limit, cost, lease),
+      () => {
+        const share = this.share(limit);
+        const period = this.sharePeriod(ttl, limit, share);
+        const ask = lease && { key: lease.key, cap: this.share(lease.cap) };
+        return this.applied(this.fallback.admit(key, period, share, cost, ask), share, ask?.cap);
+      },
+    );
+  }
+
+  leases(key: string): Promise<number> {
+    return this.breaker.run(
+      () => this.primary.leases(key),
+      () => this.fallback.leases(key),
+    );
+  }
+
   hitWindow(key: string, windowMs: number, limit: number): Promise<WindowRecord> {
     return this.breaker.run(
       () => this.primary.hitWindow(key, windowMs, limit),
@@ -133,8 +164,12 @@ export class ResilientRateLimitStorage implements RateLimitStorage {
     return (ttl * share * instances) / Math.max(1, limit);
   }
 
-  private async applied<R extends object>(record: Promise<R>, limit: number): Promise<R & { limit: number }> {
+  private async applied<R extends object>(
+    record: Promise<R>,
+    limit: number,
+    cap?: number,
+  ): Promise<R & { limit: number }> {
     this.fallbacks++;
-    return { ...(await record), limit };
+    return cap === undefined ? { ...(await record), limit } : { ...(await record), limit, cap };
   }
 }

@@ -22,13 +22,14 @@ export const RATE_LIMIT_HEADERS: Record<string, HeaderObject> = {
   'RateLimit-Policy': {
     description:
       'draft-ietf-httpapi-ratelimit-headers-11 (RFC 9651 List): `"<method>-<group>";q=<capacity>;w=3`, the ' +
-      'same bucket as X-Rate-Limit-Limit',
+      'same bucket as X-Rate-Limit-Limit; a 429 of the concurrency cap adds `, "concurrency";q=<CONCURRENCY_LIMIT>`',
     schema: { type: 'string', example: '"get-products";q=30;w=3' },
   },
   RateLimit: {
     description:
       'draft-ietf-httpapi-ratelimit-headers-11 (RFC 9651 List): `"<method>-<group>";r=<remaining>;t=<seconds>`, ' +
-      '`r` as X-Rate-Limit-Remaining, `t` the whole seconds (rounded up) until the bucket is empty',
+      '`r` as X-Rate-Limit-Remaining, `t` the whole seconds (rounded up) until the bucket is empty; a 429 of the ' +
+      'concurrency cap adds `, "concurrency";r=0`',
     schema: { type: 'string', example: '"get-products";r=29;t=1' },
   },
 };
@@ -41,7 +42,9 @@ export const RETRY_AFTER_HEADER: HeaderObject = {
 
 const GENERAL_RATE_LIMIT_BODY: SchemaObject = {
   type: 'array',
-  description: 'The general request rate limit: exactly `["error_rate_limit_exceed"]`',
+  description:
+    'The general request rate limit (the bucket, or the concurrency cap: CONCURRENCY_LIMIT requests of one ' +
+    'credential in flight): exactly `["error_rate_limit_exceed"]`',
   items: { type: 'string', enum: [ErrorCode.RateLimitExceed] },
   minItems: 1,
   maxItems: 1,

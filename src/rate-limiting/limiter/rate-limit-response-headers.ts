@@ -23,6 +23,8 @@ export interface RateLimitState {
   /** Cached by the route's plan for its own method and capacity: the name as a String Item, RateLimit-Policy. */
   item?: string;
   policy?: string;
+  /** Another policy's members, appended to both IETF Lists (the concurrency cap's, on its 429). */
+  also?: { policy: string; state: string };
 }
 
 /**
@@ -37,8 +39,11 @@ export function setRateLimitHeaders(reply: FastifyReply, state: RateLimitState):
   reply.header(LIMIT_HEADER, state.applied);
   reply.header(REMAINING_HEADER, remaining);
   reply.header(IDENTIFIER_HEADER, state.identifier);
-  reply.header(POLICY_HEADER, state.policy ?? policyField(state.name, state.applied));
-  reply.header(STATE_HEADER, stateField(state.item ?? serializeString(state.name), remaining, state.secondsToEmpty));
+  const policy = state.policy ?? policyField(state.name, state.applied);
+  const field = stateField(state.item ?? serializeString(state.name), remaining, state.secondsToEmpty);
+  const also = state.also;
+  reply.header(POLICY_HEADER, also === undefined ? policy : `${policy}, ${also.policy}`);
+  reply.header(STATE_HEADER, also === undefined ? field : `${field}, ${also.state}`);
 }
 
 /**

@@ -70,11 +70,13 @@ describe('RateLimitGuard', () => {
     const memory = new MemoryRateLimitStorage(new ManualClock('2025-01-01T00:00:00Z'));
     let increments = 0;
     const remote: BucketStorage = {
-      increment: (...args) => {
+      increment: (...args) => memory.increment(...args),
+      admit: (...args) => {
         increments++;
-        return memory.increment(...args);
+        return memory.admit(...args);
       },
       peek: (...args) => memory.peek(...args),
+      leases: (key) => memory.leases(key),
     };
     const { guard } = setUp({ storage: remote });
     for (let i = 1; i <= LIMIT; i++) {

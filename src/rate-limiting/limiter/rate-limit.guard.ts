@@ -2,23 +2,21 @@ import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@ne
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../platform/common/errors/api-error';
 import { AppMetrics } from '../../platform/common/metrics/app-metrics';
+import { AppConfig } from '../../platform/config/app-config';
 import {
+  type AdmitRecord,
   type BucketStorage,
+  type LeaseAsk,
   RATE_LIMIT_STORAGE,
-  type RateLimitRecord,
 } from '../../platform/counters/rate-limit-storage';
 import type { OverrideRule } from '../overrides/override-table';
 import { RateLimitOverrides } from '../overrides/rate-limit-overrides';
 import { LimitedCredentials } from './limited-credentials';
 import { NO_CREDENTIAL, RateLimitCredentials } from '../../access/rules/rate-limit-credentials';
+import { concurrencyFields, holdUntilClosed, leaseAsk } from './concurrency-cap';
 import { counterKey, rateLimitIdentifier } from './rate-limit-key';
 import { setRateLimitHeaders } from './rate-limit-response-headers';
 import { policyName, RATE_LIMIT_PERIOD_MS, RateLimitPolicy, type RouteLimits } from './rate-limit.policy';
-
-/** The storages take the throttler's name; ours is part of every key already (`req:`), so this is only a label. */
-const THROTTLER_NAME = 'default';
-/** The bucket is its own block: a refused request waits only for the next slot. */
-const BLOCK_DURATION_MS = 0;
 
 /**
  * The request rate limit (source §8): the route's group, capacity and exemption come from its plan (compiled at
@@ -40,6 +38,11 @@ const BLOCK_DURATION_MS = 0;
  * An operator's override (src/rate-limiting/overrides/) applies to a credential memory knows to be valid: its
  * capacity replaces the table's (`enforce`), or is only measured against (`shadow`: the table decides, and a
  * request the override would refuse is counted as `shadow_limited` and logged). A first sight uses the table.
+ *
+ * Beyond the bucket (docs/contract.md): a route's cost takes that many slots of its bucket, and the concurrency
+ * cap holds each credential (without one: each client IP) to CONCURRENCY_LIMIT requests in flight. The lease
+ * is taken by the same storage call as the bucket's slots (one Redis round trip) and returned when the answer
+ * closes ({@link holdUntilClosed}).
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
@@ -50,7 +53,12 @@ export class RateLimitGuard implements CanActivate {
     private readonly metrics: AppMetrics,
     private readonly overrides: RateLimitOverrides,
     private readonly limited: LimitedCredentials,
-  ) {}
+    config: AppConfig,
+  ) {
+    this.cap = config.concurrencyLimit;
+  }
+
+  private readonly cap: number;
 
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (context.getType() !== 'http') return true;
@@ -63,10 +71,11 @@ export class RateLimitGuard implements CanActivate {
     const known = this.credentials.knownTokenHash(request);
     if (known === undefined) return this.firstSight(request, reply, route, limit);
     const identifier = rateLimitIdentifier(request, route.group, known);
+    const lease = leaseAsk(request.ip, known, this.cap);
     // No override anywhere (nearly always): one property read, nothing else.
     const override = known !== NO_CREDENTIAL && this.overrides.any ? this.overrideFor(request, route) : undefined;
-    if (override !== undefined) return this.countOverridden(request, reply, route, identifier, limit, override);
-    return this.count(identifier, limit).then((record) =>
+    if (override !== undefined) return this.countOverridden(request, reply, route, identifier, limit, override, lease);
+    return this.count(identifier, limit, route.cost, lease).then((record) =>
       this.answer(request, reply, route, identifier, limit, record),
     );
   }
@@ -86,13 +95,14 @@ export class RateLimitGuard implements CanActivate {
     identifier: string,
     limit: number,
     override: OverrideRule,
+    lease: LeaseAsk,
   ): Promise<boolean> {
     if (override.mode === 'enforce') {
-      const record = await this.count(identifier, override.limit);
+      const record = await this.count(identifier, override.limit, route.cost, lease);
       return this.answer(request, reply, route, identifier, override.limit, record);
     }
     // Shadow: the table decides; the bucket's level says whether the override's capacity would have held.
-    const record = await this.count(identifier, limit);
+    const record = await this.count(identifier, limit, route.cost, lease);
     const shadowLimited = !record.isBlocked && record.totalHits > override.limit;
     if (shadowLimited) this.overrides.shadowLimited(identifier, override);
     return this.answer(request, reply, route, identifier, limit, record, shadowLimited);
@@ -112,30 +122,25 @@ export class RateLimitGuard implements CanActivate {
     route: RouteLimits,
     limit: number,
   ): Promise<boolean> {
-    const { group } = route;
-    let identifier = rateLimitIdentifier(request, group, NO_CREDENTIAL);
-    if (this.credentials.vouchedFor(request)) {
-      identifier = rateLimitIdentifier(request, group, await this.credentials.tokenHash(request));
-    }
-    let record = await this.count(identifier, limit);
-    if (!record.isBlocked && identifier.endsWith(`|${NO_CREDENTIAL}`)) {
-      const own = rateLimitIdentifier(request, group, await this.credentials.tokenHash(request));
-      if (own !== identifier) {
-        identifier = own;
-        record = await this.count(identifier, limit);
+    const { group, cost } = route;
+    let tokenHash = NO_CREDENTIAL;
+    if (this.credentials.vouchedFor(request)) tokenHash = await this.credentials.tokenHash(request);
+    let identifier = rateLimitIdentifier(request, group, tokenHash);
+    let record = await this.count(identifier, limit, cost, leaseAsk(request.ip, tokenHash, this.cap));
+    if (!record.isBlocked && !record.overCap && tokenHash === NO_CREDENTIAL) {
+      const own = await this.credentials.tokenHash(request);
+      if (own !== NO_CREDENTIAL) {
+        // A valid key: its own bucket and its own leases, not the client IP's (whose lease goes back).
+        record.lease?.release();
+        identifier = rateLimitIdentifier(request, group, own);
+        record = await this.count(identifier, limit, cost, leaseAsk(request.ip, own, this.cap));
       }
     }
     return this.answer(request, reply, route, identifier, limit, record);
   }
 
-  private count(identifier: string, limit: number): Promise<RateLimitRecord> {
-    return this.counters.increment(
-      counterKey(identifier),
-      RATE_LIMIT_PERIOD_MS,
-      limit,
-      BLOCK_DURATION_MS,
-      THROTTLER_NAME,
-    );
+  private count(identifier: string, limit: number, cost: number, lease: LeaseAsk): Promise<AdmitRecord> {
+    return this.counters.admit(counterKey(identifier), RATE_LIMIT_PERIOD_MS, limit, cost, lease);
   }
 
   /** The headers every counted request carries, the decision's metric, and the 429 when over the limit. */
@@ -145,9 +150,11 @@ export class RateLimitGuard implements CanActivate {
     route: RouteLimits,
     identifier: string,
     limit: number,
-    record: RateLimitRecord,
+    record: AdmitRecord,
     shadowLimited = false,
   ): true {
+    // First, so that nothing below (a 429 included) can keep the lease: it goes back when the answer closes.
+    if (record.lease !== undefined) holdUntilClosed(reply, record.lease);
     // While Redis is away the storage applies this instance's share of the limit; the headers show that one.
     const applied = record.limit ?? limit;
     // The route's own method at its own capacity (nearly every request) reuses the fields its plan serialized.
@@ -160,9 +167,13 @@ export class RateLimitGuard implements CanActivate {
       name: own ? route.name : policyName(request.method, route.group),
       item: own ? route.item : undefined,
       policy: own ? route.policy : undefined,
+      also: record.overCap === true ? concurrencyFields(record.cap ?? this.cap) : undefined,
     });
-    this.metrics.rateLimitDecision(identifier, record.isBlocked, shadowLimited);
-    if (record.isBlocked || shadowLimited) this.noteLimited(request, route, record.isBlocked);
+    const refused = record.isBlocked || record.overCap === true;
+    this.metrics.rateLimitDecision(identifier, refused, shadowLimited);
+    if (refused || shadowLimited) this.noteLimited(request, route, refused);
+    // Over the cap: one request in flight ends soon; the bucket's own wait does not apply (it was not charged).
+    if (record.overCap === true) throw ApiError.requestRateLimited(1);
     if (record.isBlocked) throw ApiError.requestRateLimited(record.timeToBlockExpire || record.timeToExpire);
     return true;
   }

@@ -47,6 +47,8 @@ export interface RouteLimits {
   /** The route's method (`ALL` for `@All()`) and its capacity, scaled: what nearly every request asks for. */
   method: string;
   capacity: number;
+  /** Slots of the bucket one request takes (`@RateLimit({ cost })`, 1 unless the route says otherwise). */
+  cost: number;
   /** `<method>-<group>` of {@link method}, that name as an RFC 9651 String and its RateLimit-Policy, at start. */
   name: string;
   item: string;
@@ -71,6 +73,7 @@ export function compileRouteLimits(route: CataloguedRoute, scale: number): Route
   const unscaled = handler.unscaled ?? controller.unscaled ?? false;
   const capacity = capacityOf(route.method, limits, unscaled ? 1 : scale);
   const name = policyName(route.method, group);
+  const cost = costOf(route, handler.cost ?? controller.cost, capacityOf(route.method, limits, 1));
   return {
     group,
     limits,
@@ -78,10 +81,24 @@ export function compileRouteLimits(route: CataloguedRoute, scale: number): Route
     unscaled,
     method: route.method,
     capacity,
+    cost,
     name,
     item: serializeString(name),
     policy: policyField(name, capacity),
   };
+}
+
+/**
+ * A route's cost, checked at start: a whole number from 1 to its own (unscaled) capacity, so that no route is
+ * refused whatever its bucket holds. A route that breaks the rule stops the service from starting.
+ */
+function costOf(route: CataloguedRoute, declared: number | undefined, capacity: number): number {
+  if (declared === undefined) return 1;
+  if (!Number.isInteger(declared) || declared < 1 || declared > capacity) {
+    const where = `${route.method} ${route.paths.join(', ')}`;
+    throw new Error(`@RateLimit({ cost: ${declared} }) on ${where}: a cost is a whole number from 1 to ${capacity}`);
+  }
+  return declared;
 }
 
 /** Which counter a request belongs to and how many requests that counter allows. */

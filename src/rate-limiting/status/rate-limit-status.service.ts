@@ -10,13 +10,15 @@ import { RateLimitCredentials } from '../../access/rules/rate-limit-credentials'
 import { RateLimitOverrides } from '../overrides/rate-limit-overrides';
 import { counterKey, identifierOf } from '../limiter/rate-limit-key';
 import { RATE_LIMIT_PERIOD_MS, RateLimitPolicy } from '../limiter/rate-limit.policy';
-import type { RateLimitListDto, RateLimitStateDto } from './dto/rate-limit-list.dto';
+import type { RateLimitListDto, RateLimitStateDto, RouteCostDto } from './dto/rate-limit-list.dto';
 
 /** A method × group the caller can call, and the bucket's capacity. */
 export interface Bucket {
   method: string;
   group: string;
   capacity: number;
+  /** The routes of the pair whose requests take more than one slot (`@RateLimit({ cost })`), by path. */
+  costs: RouteCostDto[];
 }
 
 /** A pair's bucket and the access rules of the routes that count on it: callable when one of them admits. */
@@ -64,6 +66,8 @@ export class RateLimitStatusService {
           capacity,
           period_seconds: RATE_LIMIT_PERIOD_MS / 1000,
           remaining: Math.max(0, capacity - record.totalHits),
+          // Only where a route costs more than 1: the source's table has none, so its pairs' entries are unchanged.
+          ...(bucket.costs.length > 0 ? { costs: bucket.costs } : {}),
           override: override
             ? {
                 mode: override.mode,
@@ -84,12 +88,13 @@ export class RateLimitStatusService {
     if (this.pairs !== undefined) return this.pairs;
     const byPair = new Map<string, PairRoutes>();
     for (const plan of this.plans.all()) {
-      const { skip, method, group, capacity } = this.policy.limitsOf(plan);
+      const { skip, method, group, capacity, cost } = this.policy.limitsOf(plan);
       const rule = plan.part(this.auth.access);
       // `ALL` names no method a bucket could be listed under; a route without a rule is refused to everyone.
       if (skip || method === 'ALL' || rule === undefined) continue;
-      const pair = byPair.get(`${method} ${group}`) ?? { bucket: { method, group, capacity }, rules: [] };
+      const pair = byPair.get(`${method} ${group}`) ?? { bucket: { method, group, capacity, costs: [] }, rules: [] };
       pair.bucket.capacity = Math.min(pair.bucket.capacity, capacity);
+      if (cost !== 1) pair.bucket.costs.push(...plan.route.paths.map((path) => ({ path, cost })));
       pair.rules.push(rule);
       byPair.set(`${method} ${group}`, pair);
     }

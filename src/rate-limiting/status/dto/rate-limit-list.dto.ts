@@ -6,6 +6,19 @@ export interface RateLimitOverride {
   expires_at: string | null;
 }
 
+export class RouteCostDto {
+  @ApiProperty({ description: 'The route, as the API reference names it', example: '/v1/reports/export' })
+  path: string;
+
+  @ApiProperty({
+    type: 'integer',
+    minimum: 2,
+    description: "Slots of the bucket one request of this route takes (`@RateLimit({ cost })`; others take 1)",
+    example: 5,
+  })
+  cost: number;
+}
+
 export class RateLimitStateDto {
   @ApiProperty({ description: 'The method whose bucket this is', example: 'GET' })
   method: string;
@@ -44,6 +57,15 @@ export class RateLimitStateDto {
     example: null,
   })
   override: RateLimitOverride | null;
+
+  @ApiProperty({
+    type: [RouteCostDto],
+    required: false,
+    description:
+      'The routes of this method × group whose requests take more than one slot of the bucket; absent when every ' +
+      'route takes one (all routes of the source\'s table)',
+  })
+  costs?: RouteCostDto[];
 }
 
 export class RateLimitListDto {
