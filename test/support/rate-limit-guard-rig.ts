@@ -1,3 +1,5 @@
+import type { RateLimitQuotas } from '../../src/rate-limiting/quotas/rate-limit-quotas';
+import { NO_QUOTAS } from './no-quotas';
 import { Controller, type ExecutionContext, Get, type Type } from '@nestjs/common';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -67,7 +69,9 @@ export const OWNER = {
   employee: { id: 3, email: 'ann@example.com' },
 };
 
-export function setUp(options: { storage?: BucketStorage; overrides?: RateLimitOverrides } = {}) {
+export function setUp(
+  options: { storage?: BucketStorage; overrides?: RateLimitOverrides; quotas?: RateLimitQuotas } = {},
+) {
   const plans = new RoutePlans(() => [UsersController, WebhooksController]);
   const policy = new RateLimitPolicy(plans, { rateLimitScale: 1 } as AppConfig);
   plans.onApplicationBootstrap();
@@ -77,7 +81,15 @@ export function setUp(options: { storage?: BucketStorage; overrides?: RateLimitO
   const counters = options.storage ?? new MemoryRateLimitStorage(clock);
   const limited = new LimitedCredentials(clock);
   const overrides = options.overrides ?? NO_OVERRIDES;
-  const guard = new RateLimitGuard(counters, policy, credentials, metrics, overrides, limited);
+  const guard = new RateLimitGuard(
+    counters,
+    policy,
+    credentials,
+    metrics,
+    overrides,
+    limited,
+    options.quotas ?? NO_QUOTAS,
+  );
   return { guard, credentials, counters, metrics, limited };
 }
 

@@ -9,6 +9,8 @@ import {
 } from '../../platform/counters/rate-limit-storage';
 import type { OverrideRule } from '../overrides/override-table';
 import { RateLimitOverrides } from '../overrides/rate-limit-overrides';
+import type { QuotaTaken } from '../quotas/quota-table';
+import { RateLimitQuotas } from '../quotas/rate-limit-quotas';
 import { LimitedCredentials } from './limited-credentials';
 import { NO_CREDENTIAL, RateLimitCredentials } from '../../access/rules/rate-limit-credentials';
 import { counterKey, rateLimitIdentifier } from './rate-limit-key';
@@ -40,6 +42,10 @@ const BLOCK_DURATION_MS = 0;
  * An operator's override (src/rate-limiting/overrides/) applies to a credential memory knows to be valid: its
  * capacity replaces the table's (`enforce`), or is only measured against (`shadow`: the table decides, and a
  * request the override would refuse is counted as `shadow_limited` and logged). A first sight uses the table.
+ *
+ * An operator's quota (src/rate-limiting/quotas/) is one more step of the same decision, for a credential whose
+ * owner is known: its count starts beside the bucket's (never after it), and a request the bucket admits is then
+ * refused if a quota is used up ({@link withQuotas}).
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
@@ -50,6 +56,7 @@ export class RateLimitGuard implements CanActivate {
     private readonly metrics: AppMetrics,
     private readonly overrides: RateLimitOverrides,
     private readonly limited: LimitedCredentials,
+    private readonly quotas: RateLimitQuotas,
   ) {}
 
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
@@ -63,12 +70,47 @@ export class RateLimitGuard implements CanActivate {
     const known = this.credentials.knownTokenHash(request);
     if (known === undefined) return this.firstSight(request, reply, route, limit);
     const identifier = rateLimitIdentifier(request, route.group, known);
+    // No quota anywhere (nearly always): one property read; else counted beside the bucket, in the same turn.
+    const taken = known !== NO_CREDENTIAL && this.quotas.any ? this.takeQuotas(request) : undefined;
     // No override anywhere (nearly always): one property read, nothing else.
     const override = known !== NO_CREDENTIAL && this.overrides.any ? this.overrideFor(request, route) : undefined;
-    if (override !== undefined) return this.countOverridden(request, reply, route, identifier, limit, override);
-    return this.count(identifier, limit).then((record) =>
+    if (override !== undefined) {
+      return this.withQuotas(reply, this.countOverridden(request, reply, route, identifier, limit, override), taken);
+    }
+    const decided = this.count(identifier, limit).then((record) =>
       this.answer(request, reply, route, identifier, limit, record),
     );
+    return taken === undefined ? decided : this.withQuotas(reply, decided, taken);
+  }
+
+  /** The quotas of a credential memory knows, counted now; `undefined` when none applies. */
+  private takeQuotas(request: FastifyRequest): Promise<QuotaTaken[]> | undefined {
+    const owner = this.credentials.knownOwner(request);
+    return owner === undefined ? undefined : this.quotas.take(owner);
+  }
+
+  /**
+   * The bucket's decision, then the quotas': their IETF items join the bucket's on every counted answer (a 429
+   * included), and a request the bucket admitted is refused when a quota is used up. Both counts were started
+   * before this waits for either.
+   */
+  private async withQuotas(
+    reply: FastifyReply,
+    decided: Promise<boolean>,
+    taken: Promise<QuotaTaken[]> | undefined,
+  ): Promise<boolean> {
+    if (taken === undefined) return decided;
+    const [outcome, quotas] = await Promise.all([
+      decided.then(
+        (ok) => ({ ok }),
+        (error: unknown) => ({ error }),
+      ),
+      taken,
+    ]);
+    this.quotas.describe(reply, quotas);
+    if ('error' in outcome) throw outcome.error;
+    this.quotas.enforce(quotas);
+    return outcome.ok;
   }
 
   /** The operator's override for this credential's company or API key on this method × group, from memory. */
@@ -117,15 +159,21 @@ export class RateLimitGuard implements CanActivate {
     if (this.credentials.vouchedFor(request)) {
       identifier = rateLimitIdentifier(request, group, await this.credentials.tokenHash(request));
     }
+    // The owner is known once the credential has been looked up: its quotas count beside its own bucket.
+    let taken = this.quotas.any ? this.takeQuotas(request) : undefined;
     let record = await this.count(identifier, limit);
     if (!record.isBlocked && identifier.endsWith(`|${NO_CREDENTIAL}`)) {
       const own = rateLimitIdentifier(request, group, await this.credentials.tokenHash(request));
       if (own !== identifier) {
         identifier = own;
+        taken = this.quotas.any ? this.takeQuotas(request) : undefined;
         record = await this.count(identifier, limit);
       }
     }
-    return this.answer(request, reply, route, identifier, limit, record);
+    const decided = new Promise<boolean>((resolve) =>
+      resolve(this.answer(request, reply, route, identifier, limit, record)),
+    );
+    return this.withQuotas(reply, decided, taken);
   }
 
   private count(identifier: string, limit: number): Promise<RateLimitRecord> {
