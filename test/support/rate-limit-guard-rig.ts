@@ -1,5 +1,3 @@
-import type { RateLimitQuotas } from '../../src/rate-limiting/quotas/rate-limit-quotas';
-import { NO_QUOTAS } from './no-quotas';
 import { Controller, type ExecutionContext, Get, type Type } from '@nestjs/common';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -16,6 +14,8 @@ import { NoRateLimit, RateLimit } from '../../src/access/rules/rate-limit.decora
 import { RateLimitPolicy } from '../../src/rate-limiting/limiter/rate-limit.policy';
 import { ManualClock } from './manual-clock';
 import { NO_OVERRIDES } from './no-overrides';
+import type { RateLimitQuotas } from '../../src/rate-limiting/quotas/rate-limit-quotas';
+import { NO_QUOTAS } from './no-quotas';
 
 /** The rate-limit guard's unit specs' scene: a stub credential port, two controllers, a memory storage. */
 export const LIMIT = 2;
@@ -98,7 +98,10 @@ export function request(controller: Type = UsersController) {
   const context = new ExecutionContextHost(
     [
       { ip: '203.0.113.7', method: 'GET', headers: {} } as unknown as FastifyRequest,
-      { header: (name: string, value: unknown) => headers.set(name, value) } as unknown as FastifyReply,
+      {
+        header: (name: string, value: unknown) => headers.set(name, value),
+        getHeader: (name: string) => headers.get(name),
+      } as unknown as FastifyReply,
     ],
     controller,
     (controller.prototype as { me: Function }).me,

@@ -71,7 +71,7 @@ export class RateLimitGuard implements CanActivate {
     if (known === undefined) return this.firstSight(request, reply, route, limit);
     const identifier = rateLimitIdentifier(request, route.group, known);
     // No quota anywhere (nearly always): one property read; else counted beside the bucket, in the same turn.
-    const taken = known !== NO_CREDENTIAL && this.quotas.any ? this.takeQuotas(request) : undefined;
+    const taken = known !== NO_CREDENTIAL && this.quotas.any ? this.takeQuotas(request, route.group) : undefined;
     // No override anywhere (nearly always): one property read, nothing else.
     const override = known !== NO_CREDENTIAL && this.overrides.any ? this.overrideFor(request, route) : undefined;
     if (override !== undefined) {
@@ -84,9 +84,9 @@ export class RateLimitGuard implements CanActivate {
   }
 
   /** The quotas of a credential memory knows, counted now; `undefined` when none applies. */
-  private takeQuotas(request: FastifyRequest): Promise<QuotaTaken[]> | undefined {
+  private takeQuotas(request: FastifyRequest, group: string): Promise<QuotaTaken[]> | undefined {
     const owner = this.credentials.knownOwner(request);
-    return owner === undefined ? undefined : this.quotas.take(owner);
+    return owner === undefined ? undefined : this.quotas.take(owner, group);
   }
 
   /**
@@ -160,13 +160,13 @@ export class RateLimitGuard implements CanActivate {
       identifier = rateLimitIdentifier(request, group, await this.credentials.tokenHash(request));
     }
     // The owner is known once the credential has been looked up: its quotas count beside its own bucket.
-    let taken = this.quotas.any ? this.takeQuotas(request) : undefined;
+    let taken = this.quotas.any ? this.takeQuotas(request, route.group) : undefined;
     let record = await this.count(identifier, limit);
     if (!record.isBlocked && identifier.endsWith(`|${NO_CREDENTIAL}`)) {
       const own = rateLimitIdentifier(request, group, await this.credentials.tokenHash(request));
       if (own !== identifier) {
         identifier = own;
-        taken = this.quotas.any ? this.takeQuotas(request) : undefined;
+        taken = this.quotas.any ? this.takeQuotas(request, route.group) : undefined;
         record = await this.count(identifier, limit);
       }
     }

@@ -14,6 +14,11 @@ import { isOver, quotaCounterKey, quotaFields, QuotaTable, type QuotaTaken, wind
 
 /** A reload without a notice, should one be lost: the overrides' bound. */
 const RELOAD_EVERY_MS = 30_000;
+/**
+ * GET /v1/ratelimits's own group (its controller's @RateLimit): asking what is left takes nothing from a quota,
+ * and is answered when a quota is used up (this module cannot import the status module, which reads it).
+ */
+const NOT_COUNTED_GROUPS: ReadonlySet<string> = new Set(['ratelimits']);
 /** A window's counter outlives its end by this much, so that clocks a little apart never count on a dead key. */
 const KEY_GRACE_MS = 60_000;
 /** The IETF fields (the limiter's rate-limit-response-headers.ts names them too; this module cannot import it). */
@@ -78,10 +83,11 @@ export class RateLimitQuotas implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * Counts one request on each quota of its credential; `undefined` when none applies. Never rejects: a count
+   * Counts one request of this API group on each quota of its credential; `undefined` when none applies. Never rejects: a count
    * that fails is left out (the storage answers from memory while Redis is away, so that is only a bug's way).
    */
-  take(owner: CredentialOwner): Promise<QuotaTaken[]> | undefined {
+  take(owner: CredentialOwner, group: string): Promise<QuotaTaken[]> | undefined {
+    if (NOT_COUNTED_GROUPS.has(group)) return undefined;
     const rules = this.applying(owner);
     if (rules.length === 0) return undefined;
     const now = this.clock.nowMs();

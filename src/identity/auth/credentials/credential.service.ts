@@ -88,7 +88,11 @@ export class CredentialService implements RateLimitCredentials {
     const known = this.peek(request);
     if (known !== undefined) return known;
     const memo = request as RequestWithMemo;
-    return (memo[VERDICT] ??= this.lookUpVerdict(request.headers.authorization as string));
+    // Once looked up, the verdict itself is remembered, so that memory-only questions asked later of the same
+    // request (the owner, for the rate limiter's quotas) have their answer.
+    return (memo[VERDICT] ??= this.lookUpVerdict(request.headers.authorization as string).then(
+      (verdict) => (memo[VERDICT] = verdict),
+    ));
   }
 
   knownTokenHash(request: FastifyRequest): string | undefined {
