@@ -7,7 +7,13 @@ describe('quota commands: flag checks', () => {
     QUOTA_COMMANDS['quota:set'].check!({ company: '1', per: 'day', limit: '5', ...flags });
 
   it('accepts hour or day in any case, limits 1 to 1,000,000,000, an API key UUID', () => {
-    for (const flags of [{ per: 'hour' }, { per: 'DAY' }, { limit: '1' }, { limit: '1000000000' }]) {
+    const accepted: Array<Record<string, string>> = [
+      { per: 'hour' },
+      { per: 'DAY' },
+      { limit: '1' },
+      { limit: '1000000000' },
+    ];
+    for (const flags of accepted) {
       expect(set(flags)).not.toThrow();
     }
     expect(set({ 'api-key': '0b9c7f9e-8f0e-4d7e-9a55-0c3f6a1e2b3c' })).not.toThrow();
