@@ -1872,13 +1872,13 @@ export interface components {
              */
             window_seconds: 3600 | 86400;
             /**
-             * @description Requests left in the current window (RateLimit r)
+             * @description Requests left in this UTC hour or day (RateLimit r)
              * @example 99998
              */
             remaining: number;
             /**
              * Format: date-time
-             * @description When the current window ends and the count restarts
+             * @description When this UTC hour or day ends and the count restarts
              */
             resets_at: string;
         };

@@ -27,7 +27,7 @@ export class RateLimitQuotaStateDto {
   @ApiProperty({
     type: 'integer',
     minimum: 0,
-    description: 'Requests left in the current window (RateLimit r)',
+    description: 'Requests left in this UTC hour or day (RateLimit r)',
     example: 99998,
   })
   remaining: number;
@@ -35,7 +35,7 @@ export class RateLimitQuotaStateDto {
   @ApiProperty({
     type: String,
     format: 'date-time',
-    description: 'When the current window ends and the count restarts',
+    description: 'When this UTC hour or day ends and the count restarts',
   })
   resets_at: string;
 }
