@@ -1931,6 +1931,22 @@ export interface components {
             /** Format: date-time */
             expires_at: string | null;
         };
+        CompanyQuotaDto: {
+            /** @example 1 */
+            id: number;
+            /**
+             * Format: uuid
+             * @description null: all the company’s credentials
+             */
+            api_key_id: string | null;
+            /**
+             * @description The fixed window, aligned to UTC
+             * @enum {string}
+             */
+            per: "hour" | "day";
+            /** @example 100000 */
+            limit: number;
+        };
         LimitedCredentialDto: {
             /** @enum {string} */
             kind: "jwt" | "api_key";
@@ -1959,6 +1975,8 @@ export interface components {
             limits: components["schemas"]["CompanyBucketDto"][];
             /** @description The operator's live overrides for this company */
             overrides: components["schemas"]["CompanyOverrideDto"][];
+            /** @description The operator's quotas for this company and its API keys */
+            quotas: components["schemas"]["CompanyQuotaDto"][];
             /** @description The company's credentials refused in the last hour by the instance that answers (each instance keeps its own decisions, in bounded memory), most recently limited first */
             limited: components["schemas"]["LimitedCredentialDto"][];
             /**

@@ -53,6 +53,10 @@ describe('quotas on one instance (memory counters)', () => {
       },
     ]);
 
+    // The administration page's read: the company's quotas.
+    const company = await t.http().get('/v1/ratelimits/company').set('authorization', jwt);
+    expect(company.body.quotas).toEqual([{ id: quota.id, api_key_id: null, per: 'day', limit: 3 }]);
+
     await actions.unset(quota.id);
     await t.app.get(RateLimitQuotas, { strict: false }).reload();
     expect(await actions.list()).toEqual([]);
@@ -60,5 +64,6 @@ describe('quotas on one instance (memory counters)', () => {
     expect(after.status).toBe(200);
     expect(after.headers['ratelimit']).not.toMatch(/day/);
     expect((await t.http().get('/v1/ratelimits').set('authorization', jwt)).body.quotas).toEqual([]);
+    expect((await t.http().get('/v1/ratelimits/company').set('authorization', jwt)).body.quotas).toEqual([]);
   });
 });

@@ -68,12 +68,17 @@ export class QuotaTable {
   private readonly byKey = new Map<string, QuotaRule[]>();
   readonly size: number;
 
-  constructor(rules: readonly QuotaRule[]) {
+  constructor(private readonly rules: readonly QuotaRule[]) {
     this.size = rules.length;
     for (const rule of rules) {
       if (rule.apiKeyId === null) push(this.byCompany, rule.companyId, rule);
       else push(this.byKey, rule.apiKeyId, rule);
     }
+  }
+
+  /** Every quota of the company, its API keys' included, oldest first. */
+  ofCompany(companyId: number): QuotaRule[] {
+    return this.rules.filter((rule) => rule.companyId === companyId);
   }
 
   /** The company's own quotas and, for an API key, the key's (a key's quota is counted besides the company's). */

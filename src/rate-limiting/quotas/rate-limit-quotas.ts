@@ -77,6 +77,11 @@ export class RateLimitQuotas implements OnModuleInit, OnApplicationShutdown {
     return this.table.size > 0;
   }
 
+  /** The company's quotas and its API keys' (the administration page's Limits screen). */
+  ofCompany(companyId: number): QuotaRule[] {
+    return this.table.ofCompany(companyId);
+  }
+
   /** The quotas that apply to this credential's requests. */
   applying(owner: CredentialOwner): QuotaRule[] {
     return this.table.applying(owner.companyId, owner.kind === 'api_key' ? owner.credentialId : null);
