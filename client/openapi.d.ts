@@ -1864,9 +1864,43 @@ export interface components {
             /** @description The routes of this method × group whose requests take more than one slot of the bucket; absent when every route takes one (all routes of the source's table) */
             costs?: components["schemas"]["RouteCostDto"][];
         };
+        RateLimitQuotaStateDto: {
+            /**
+             * Format: uuid
+             * @description null: the company's quota, shared by all its credentials; else this API key's own
+             */
+            api_key_id: string | null;
+            /**
+             * @description The fixed window, aligned to UTC (the IETF policy's name)
+             * @enum {string}
+             */
+            per: "hour" | "day";
+            /**
+             * @description Requests per window (RateLimit-Policy q); while Redis is away, this instance's share of it
+             * @example 100000
+             */
+            limit: number;
+            /**
+             * @description The window in seconds (RateLimit-Policy w)
+             * @enum {integer}
+             */
+            window_seconds: 3600 | 86400;
+            /**
+             * @description Requests left in this UTC hour or day (RateLimit r)
+             * @example 99998
+             */
+            remaining: number;
+            /**
+             * Format: date-time
+             * @description When this UTC hour or day ends and the count restarts
+             */
+            resets_at: string;
+        };
         RateLimitListDto: {
             /** @description One per method × group the credential can call */
             limits: components["schemas"]["RateLimitStateDto"][];
+            /** @description The operator's quotas that apply to this credential (its company's, its API key's); empty when none */
+            quotas: components["schemas"]["RateLimitQuotaStateDto"][];
         };
         CompanyBucketDto: {
             /** @example GET */
@@ -1911,6 +1945,22 @@ export interface components {
             /** Format: date-time */
             expires_at: string | null;
         };
+        CompanyQuotaDto: {
+            /** @example 1 */
+            id: number;
+            /**
+             * Format: uuid
+             * @description null: all the company’s credentials
+             */
+            api_key_id: string | null;
+            /**
+             * @description The fixed window, aligned to UTC
+             * @enum {string}
+             */
+            per: "hour" | "day";
+            /** @example 100000 */
+            limit: number;
+        };
         LimitedCredentialDto: {
             /** @enum {string} */
             kind: "jwt" | "api_key";
@@ -1939,6 +1989,8 @@ export interface components {
             limits: components["schemas"]["CompanyBucketDto"][];
             /** @description The operator's live overrides for this company */
             overrides: components["schemas"]["CompanyOverrideDto"][];
+            /** @description The operator's quotas for this company and its API keys */
+            quotas: components["schemas"]["CompanyQuotaDto"][];
             /** @description The company's credentials refused in the last hour by the instance that answers (each instance keeps its own decisions, in bounded memory), most recently limited first */
             limited: components["schemas"]["LimitedCredentialDto"][];
             /**
@@ -2603,7 +2655,7 @@ export interface components {
              */
             occurred_at: string;
             /** @enum {string} */
-            type: "login.succeeded" | "login.failed" | "token.refreshed" | "session.refresh_reuse" | "session.logged_out" | "session.revoked" | "session.reauthenticated" | "company.switched" | "apikey.created" | "apikey.revoked" | "permissions.changed" | "membership.added" | "membership.removed" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "employee.created" | "password.changed" | "password.reset_issued" | "password.reset" | "mfa.enabled" | "mfa.disabled" | "passkey.added" | "passkey.removed" | "ratelimit.override_set" | "ratelimit.override_removed" | "sso.connection_changed";
+            type: "login.succeeded" | "login.failed" | "token.refreshed" | "session.refresh_reuse" | "session.logged_out" | "session.revoked" | "session.reauthenticated" | "company.switched" | "apikey.created" | "apikey.revoked" | "permissions.changed" | "membership.added" | "membership.removed" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "employee.created" | "password.changed" | "password.reset_issued" | "password.reset" | "mfa.enabled" | "mfa.disabled" | "passkey.added" | "passkey.removed" | "ratelimit.override_set" | "ratelimit.override_removed" | "ratelimit.quota_set" | "ratelimit.quota_removed" | "sso.connection_changed";
             company_id: number;
             actor: components["schemas"]["AuditActorDto"];
             /** @description Whom or what it was done to, when not the actor; null otherwise */
@@ -6487,7 +6539,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only events of these types; repeat the parameter for several (`?type=a&type=b`) */
-                type?: ("login.succeeded" | "login.failed" | "token.refreshed" | "session.refresh_reuse" | "session.logged_out" | "session.revoked" | "session.reauthenticated" | "company.switched" | "apikey.created" | "apikey.revoked" | "permissions.changed" | "membership.added" | "membership.removed" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "employee.created" | "password.changed" | "password.reset_issued" | "password.reset" | "mfa.enabled" | "mfa.disabled" | "passkey.added" | "passkey.removed" | "ratelimit.override_set" | "ratelimit.override_removed" | "sso.connection_changed")[];
+                type?: ("login.succeeded" | "login.failed" | "token.refreshed" | "session.refresh_reuse" | "session.logged_out" | "session.revoked" | "session.reauthenticated" | "company.switched" | "apikey.created" | "apikey.revoked" | "permissions.changed" | "membership.added" | "membership.removed" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "employee.created" | "password.changed" | "password.reset_issued" | "password.reset" | "mfa.enabled" | "mfa.disabled" | "passkey.added" | "passkey.removed" | "ratelimit.override_set" | "ratelimit.override_removed" | "ratelimit.quota_set" | "ratelimit.quota_removed" | "sso.connection_changed")[];
                 /** @description Only events done by this actor. An employee id (integer), or an API key or session id (UUID), as in `actor.id` / `subject.id` */
                 actor_id?: string;
                 /** @description Only events done to this subject. An employee id (integer), or an API key or session id (UUID), as in `actor.id` / `subject.id` */

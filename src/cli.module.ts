@@ -12,6 +12,7 @@ import { MembershipModule } from './accounts/membership/membership.module';
 import { SessionsModule } from './identity/sessions/sessions.module';
 import { OperatorActionsService } from './operations/cli/operator-actions.service';
 import { RateLimitOverrideActions } from './operations/cli/rate-limit-override-actions';
+import { QuotaActions } from './operations/cli/quota-actions';
 
 @Module({})
 export class CliModule {
@@ -28,7 +29,7 @@ export class CliModule {
         AuditModule,
       ],
       // The audit trail's reader and retention job, without the service's HTTP route and hourly schedule.
-      providers: [OperatorActionsService, RateLimitOverrideActions, AuditEventsService, AuditRetention],
+      providers: [OperatorActionsService, RateLimitOverrideActions, QuotaActions, AuditEventsService, AuditRetention],
     };
   }
 }

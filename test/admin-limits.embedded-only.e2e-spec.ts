@@ -60,6 +60,7 @@ run('the administration page: Limits, in Chromium', () => {
       '--mode',
       'shadow',
     );
+    await rig.cli('quota:set', ...company, '--per', 'day', '--limit', '100000');
     await rig.start();
     ({ service, browser, page } = rig);
     void browser;
@@ -77,7 +78,7 @@ run('the administration page: Limits, in Chromium', () => {
     await page.evaluate('localStorage.clear()');
   });
 
-  it("shows the company's overrides, its limits, and the credential the override refused", async () => {
+  it("shows the company's overrides, quotas, limits, and the credential the override refused", async () => {
     const login = await send('POST', '/v1/users/authenticatefinish', {
       body: { email: clerk, password: PASSWORD, company_id: acme },
     });
@@ -108,6 +109,8 @@ run('the administration page: Limits, in Chromium', () => {
       'GET · products: 2 per 3 s enforce',
       'Every method · orders: 5 per 3 s shadow',
     ]);
+    const quotas = page.getByRole('list', { name: 'Quotas' }).locator(':scope > li');
+    expect(await quotas.allTextContents()).toEqual(['100,000 per dayEvery credential']);
     const products = page.getByRole('table', { name: 'Rate limits' }).getByRole('row', { name: /^GET products / });
     expect(await products.getByRole('cell').allTextContents()).toEqual(['GET', 'products', String(30 * 20), '2']);
     await page.screenshot({ path: join(DOCS, 'admin-limits.png'), fullPage: false });

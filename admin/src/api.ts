@@ -70,6 +70,7 @@ export interface CompanyRateLimits {
     mode: 'enforce' | 'shadow';
     expires_at: string | null;
   }>;
+  quotas: Array<{ id: number; api_key_id: string | null; per: 'hour' | 'day'; limit: number }>;
   limited: Array<{
     kind: 'jwt' | 'api_key';
     credential_id: string;

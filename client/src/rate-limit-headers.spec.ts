@@ -1,4 +1,4 @@
-import { parseStructuredList, readBucket, retryAfterMs } from './rate-limit-headers';
+import { parseStructuredList, quotaExhaustedMs, readBucket, retryAfterMs } from './rate-limit-headers';
 import { RouteGroups } from './route-group';
 
 describe('reading the rate-limit headers', () => {
@@ -55,5 +55,14 @@ describe('reading the rate-limit headers', () => {
     expect(groups.keyOf('POST', 'http://h/v1/products')).toBe('POST products');
     expect(groups.learn('GET', 'http://h/v1/products', 'catalogue')).toBe(false);
     expect(groups.learn('GET', 'http://h/v1/orders', undefined)).toBe(false);
+  });
+
+  it('reads a used-up quota from the RateLimit field: an "hour" or "day" item with r=0, the latest t', () => {
+    const at = (ratelimit: string) => quotaExhaustedMs(new Headers({ ratelimit }));
+    expect(at('"get-products";r=0;t=2')).toBeUndefined();
+    expect(at('"get-products";r=3;t=2, "day";r=5;t=3600')).toBeUndefined();
+    expect(at('"get-products";r=3;t=2, "hour";r=0;t=42')).toBe(42_000);
+    expect(at('"get-products";r=3;t=2, "hour";r=0;t=42, "day";r=0;t=3600')).toBe(3_600_000);
+    expect(quotaExhaustedMs(new Headers())).toBeUndefined();
   });
 });

@@ -113,3 +113,21 @@ export function retryAfterMs(headers: Headers, now: number): number {
   const date = value ? Date.parse(value) : NaN;
   return Number.isNaN(date) ? DEFAULT_WINDOW_MS : Math.max(0, date - now);
 }
+
+/** The IETF items the service names by a quota's period (docs/contract.md, "Beyond the bucket": quotas). */
+const QUOTA_PERIODS = new Set(['hour', 'day']);
+
+/**
+ * How long, in ms, until a used-up quota of the credential's company or API key frees up, from an answer's
+ * `RateLimit` field: its `"hour"` or `"day"` item with `r=0` (the latest `t` of those); `undefined` when no quota
+ * is used up. Unlike a bucket's, a quota's refusal holds for every method × group.
+ */
+export function quotaExhaustedMs(headers: Headers): number | undefined {
+  let waitSeconds: number | undefined;
+  for (const item of parseStructuredList(headers.get('ratelimit') ?? '')) {
+    if (!QUOTA_PERIODS.has(item.name) || positiveInteger(item.params.r) !== 0) continue;
+    const t = positiveInteger(item.params.t);
+    if (t !== undefined) waitSeconds = Math.max(waitSeconds ?? 0, t);
+  }
+  return waitSeconds === undefined ? undefined : waitSeconds * 1000;
+}

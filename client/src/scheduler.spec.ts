@@ -122,3 +122,30 @@ describe('the client paces requests to the server’s buckets', () => {
     expect(server.count(429)).toBe(0);
   });
 });
+
+describe('the client respects a quota the server reports used up', () => {
+  const HOUR = 3_600_000;
+  const quota = { quota: { limit: 3, windowMs: HOUR } };
+
+  it('sends nothing more, on any method × group, until the window ends; then goes on without a 429', async () => {
+    const { clock, server, client } = await setUp(quota);
+    const started = clock.now();
+    for (let i = 0; i < 3; i++) expect((await clock.runUntil(listProducts(client))).value.response.status).toBe(200);
+    const { value } = await clock.runUntil(client.api.GET('/v1/orders' as never), 2 * HOUR, 60_000);
+    expect((value as { response: Response }).response.status).toBe(200);
+    expect(server.count(429)).toBe(0);
+    const orders = server.received.find((request) => request.path === '/v1/orders')!;
+    // The fake clock starts on the hour: the quota's window ends an hour after it.
+    expect(orders.at).toBeGreaterThanOrEqual(started + HOUR);
+  });
+
+  it('returns the 429 at once when the retry budget cannot cover the wait', async () => {
+    const { clock, server, client } = await setUp(quota, { retry: { maxWaitMs: 1000 } });
+    for (let i = 0; i < 3; i++) await clock.runUntil(listProducts(client));
+    const { value, tookMs } = await clock.runUntil(listProducts(client));
+    expect(value.response.status).toBe(429);
+    expect(value.response.headers.get('ratelimit')).toMatch(/^"hour";r=0;t=\d+$/);
+    expect(server.count(429)).toBe(1);
+    expect(tookMs).toBeLessThan(1000);
+  });
+});

@@ -1,5 +1,5 @@
 import type { Clock } from './clock';
-import { readBucket, retryAfterMs } from './rate-limit-headers';
+import { quotaExhaustedMs, readBucket, retryAfterMs } from './rate-limit-headers';
 import type { RouteGroups } from './route-group';
 import type { RateLimitScheduler } from './scheduler';
 import { REFRESH_PENDING, type TokenSession } from './token-session';
@@ -46,12 +46,16 @@ const PUBLIC_PATHS = new Set([
  *   retried), until the retry budget runs out;
  * - once, after a refresh, when the server says `error_jwt_expired` (or `error_jwt_blacklisted` for a token a
  *   refresh has replaced meanwhile).
+ * While a quota is used up (an answer's `"hour"` or `"day"` item with `r=0`), no request is sent until it frees
+ * up, whatever its method × group, as far as the retry budget allows (beyond it, the server's 429 is returned).
  * Aborting the request's signal ends any of these waits at once.
  */
 export function scheduledFetch(parts: TransportParts): (request: Request) => Promise<Response> {
   const { clock, scheduler, groups, session, budget, stats } = parts;
   const maxRetries = budget.maxRetries ?? Infinity;
   const maxWaitMs = budget.maxWaitMs ?? Infinity;
+  /** When the used-up quota the server last reported frees up, on the client's clock. */
+  let quotaUntil = 0;
 
   return async (request) => {
     const { method, url, signal } = request;
@@ -61,6 +65,11 @@ export function scheduledFetch(parts: TransportParts): (request: Request) => Pro
     let waitedMs = 0;
     let refreshed = false;
     for (;;) {
+      const holdMs = quotaUntil - clock.now();
+      if (holdMs > 0 && retries < maxRetries && waitedMs + holdMs <= maxWaitMs) {
+        waitedMs += holdMs;
+        await clock.sleep(holdMs, signal);
+      }
       if (authenticate) await session.ready(signal);
       const permit = await scheduler.acquire(groups.keyOf(method, url), signal, retries > 0);
       const token = authenticate ? session.tokenNow() : undefined;
@@ -81,6 +90,8 @@ export function scheduledFetch(parts: TransportParts): (request: Request) => Pro
       } finally {
         sent?.();
       }
+      const quotaMs = quotaExhaustedMs(response.headers);
+      if (quotaMs !== undefined) quotaUntil = Math.max(quotaUntil, clock.now() + quotaMs);
       const bucket = readBucket(response.headers, method);
       groups.learn(method, url, bucket.group);
       permit.release(bucket);

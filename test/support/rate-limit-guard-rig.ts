@@ -15,6 +15,8 @@ import { NoRateLimit, RateLimit } from '../../src/access/rules/rate-limit.decora
 import { RateLimitPolicy } from '../../src/rate-limiting/limiter/rate-limit.policy';
 import { ManualClock } from './manual-clock';
 import { NO_OVERRIDES } from './no-overrides';
+import type { RateLimitQuotas } from '../../src/rate-limiting/quotas/rate-limit-quotas';
+import { NO_QUOTAS } from './no-quotas';
 
 /** The rate-limit guard's unit specs' scene: a stub credential port, two controllers, a memory storage. */
 export const LIMIT = 2;
@@ -84,7 +86,9 @@ export const OWNER = {
   employee: { id: 3, email: 'ann@example.com' },
 };
 
-export function setUp(options: { storage?: BucketStorage; overrides?: RateLimitOverrides; cap?: number } = {}) {
+export function setUp(
+  options: { storage?: BucketStorage; overrides?: RateLimitOverrides; quotas?: RateLimitQuotas; cap?: number } = {},
+) {
   const plans = new RoutePlans(() => [UsersController, WebhooksController, ReportsController, SearchController]);
   const policy = new RateLimitPolicy(plans, { rateLimitScale: 1 } as AppConfig);
   plans.onApplicationBootstrap();
@@ -95,7 +99,8 @@ export function setUp(options: { storage?: BucketStorage; overrides?: RateLimitO
   const limited = new LimitedCredentials(clock);
   const overrides = options.overrides ?? NO_OVERRIDES;
   const config = { concurrencyLimit: options.cap ?? 20 } as AppConfig;
-  const guard = new RateLimitGuard(counters, policy, credentials, metrics, overrides, limited, config);
+  const quotas = options.quotas ?? NO_QUOTAS;
+  const guard = new RateLimitGuard(counters, policy, credentials, metrics, overrides, limited, quotas, config);
   return { guard, credentials, counters, metrics, limited };
 }
 
@@ -108,6 +113,7 @@ export function request(controller: Type = UsersController, ip = '203.0.113.7') 
       { ip, method: 'GET', headers: {} } as unknown as FastifyRequest,
       {
         header: (name: string, value: unknown) => headers.set(name, value),
+        getHeader: (name: string) => headers.get(name),
         raw: response,
       } as unknown as FastifyReply,
     ],

@@ -12,7 +12,7 @@ function credentialName(entry: CompanyRateLimits['limited'][number], mine: strin
 
 /**
  * The company's rate limits, read-only (docs/contract.md, "Rate limits a client can plan with and an operator can
- * steer"): who was refused in the last hour, the operator's overrides, and the table. Overrides are set with the
+ * steer"): who was refused in the last hour, the operator's overrides and quotas, and the table. Overrides are set with the
  * operator CLI, not here.
  */
 export function Limits({ sessionId }: { sessionId: string | null }) {
@@ -76,6 +76,32 @@ export function Limits({ sessionId }: { sessionId: string | null }) {
                   <div className="row-meta">
                     <span>{rule.api_key_id ? `API key ${rule.api_key_id.slice(0, 8)}…` : 'Every credential'}</span>
                     <span>{rule.expires_at ? `until ${formatDateTime(rule.expires_at)}` : 'until removed'}</span>
+                  </div>
+                </div>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+
+      <section className="card" aria-labelledby="quotas-title">
+        <h2 id="quotas-title">Quotas</h2>
+        <p className="muted">
+          Set by the operator (<code>npm run cli -- quota:set</code>): requests per UTC hour or day, on top of the
+          limits below.
+        </p>
+        {data.quotas.length === 0 ? (
+          <p className="muted">No quota.</p>
+        ) : (
+          <ul className="rows" aria-label="Quotas">
+            {data.quotas.map((quota) => (
+              <li key={quota.id} className="row">
+                <div className="row-main">
+                  <div className="row-title">
+                    {quota.limit.toLocaleString('en')} per {quota.per}
+                  </div>
+                  <div className="row-meta">
+                    <span>{quota.api_key_id ? `API key ${quota.api_key_id.slice(0, 8)}…` : 'Every credential'}</span>
                   </div>
                 </div>
               </li>

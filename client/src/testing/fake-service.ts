@@ -20,6 +20,8 @@ export interface FakeServiceOptions {
   otpRequired?: boolean;
   /** A token expires this long after it is issued. */
   tokenLifetimeMs?: number;
+  /** A company quota of `limit` authenticated requests per fixed window of `windowMs` (aligned to 0), any path. */
+  quota?: { limit: number; windowMs: number };
 }
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -38,6 +40,7 @@ export class FakeService {
   inFlight = 0;
   maxInFlight = 0;
   private readonly tat = new Map<string, number>();
+  private readonly quotaHits = new Map<number, number>();
   private tokens = new Map<string, { expiresAt: number; refresh: string; valid: boolean }>();
   private issued = 0;
   otpSeen: Array<string | undefined> = [];
@@ -117,6 +120,15 @@ export class FakeService {
     if (path === '/v1/users/logout') {
       token.valid = false;
       return json(204, null, h);
+    }
+    if (this.options.quota) {
+      const { limit, windowMs } = this.options.quota;
+      const start = Math.floor(this.clock.now() / windowMs) * windowMs;
+      const hits = (this.quotaHits.get(start) ?? 0) + 1;
+      this.quotaHits.set(start, hits);
+      const t = Math.ceil((start + windowMs - this.clock.now()) / 1000);
+      h.ratelimit = `"hour";r=${Math.max(0, limit - hits)};t=${t}`;
+      if (hits > limit) return json(429, ['error_rate_limit_exceed'], { ...h, 'retry-after': String(t) });
     }
     return json(200, { data: [], page: 1, per_page: 20, total: 0 }, h);
   }

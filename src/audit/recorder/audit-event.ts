@@ -30,6 +30,8 @@ export const AUDIT_EVENT_TYPES = [
   'passkey.removed',
   'ratelimit.override_set',
   'ratelimit.override_removed',
+  'ratelimit.quota_set',
+  'ratelimit.quota_removed',
   'sso.connection_changed',
 ] as const;
 

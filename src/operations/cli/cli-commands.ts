@@ -9,6 +9,7 @@ import { OperatorActionsService } from './operator-actions.service';
 import { listCompanies, listEmployees, listSessions } from './operator-lists';
 import { type CliCommand, positiveInteger, timeFlag, UsageError } from './cli-command';
 import { RATE_LIMIT_COMMANDS } from './rate-limit-commands';
+import { QUOTA_COMMANDS } from './quota-commands';
 
 export { type CliCommand, type FlagSpec, UsageError } from './cli-command';
 
@@ -144,4 +145,5 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
     run: (app, flags) => listSessions(app, flags.email),
   },
   ...RATE_LIMIT_COMMANDS,
+  ...QUOTA_COMMANDS,
 };

@@ -7,11 +7,12 @@ import { MembershipModule } from '../../accounts/membership/membership.module';
 import { SessionsModule } from '../../identity/sessions/sessions.module';
 import { OperatorActionsService } from './operator-actions.service';
 import { RateLimitOverrideActions } from './rate-limit-override-actions';
+import { QuotaActions } from './quota-actions';
 import { OperatorSocketServer } from './operator-socket.server';
 
 /** The service's side of the CLI on the embedded database: what the commands need, and the socket. */
 @Module({
   imports: [AuthModule, SessionsModule, CompanyModule, EmployeeModule, MembershipModule, AuditEventsModule],
-  providers: [OperatorActionsService, RateLimitOverrideActions, OperatorSocketServer],
+  providers: [OperatorActionsService, RateLimitOverrideActions, QuotaActions, OperatorSocketServer],
 })
 export class OperatorSocketModule {}

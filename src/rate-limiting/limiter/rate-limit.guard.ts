@@ -11,6 +11,8 @@ import {
 } from '../../platform/counters/rate-limit-storage';
 import type { OverrideRule } from '../overrides/override-table';
 import { RateLimitOverrides } from '../overrides/rate-limit-overrides';
+import type { QuotaTaken } from '../quotas/quota-table';
+import { RateLimitQuotas } from '../quotas/rate-limit-quotas';
 import { LimitedCredentials } from './limited-credentials';
 import { NO_CREDENTIAL, RateLimitCredentials } from '../../access/rules/rate-limit-credentials';
 import { concurrencyFields, holdUntilClosed, leaseAsk } from './concurrency-cap';
@@ -43,6 +45,10 @@ import { policyName, RATE_LIMIT_PERIOD_MS, RateLimitPolicy, type RouteLimits } f
  * cap holds each credential (without one: each client IP) to CONCURRENCY_LIMIT requests in flight. The lease
  * is taken by the same storage call as the bucket's slots (one Redis round trip) and returned when the answer
  * closes ({@link holdUntilClosed}).
+ *
+ * An operator's quota (src/rate-limiting/quotas/) is one more step of the same decision, for a credential whose
+ * owner is known: its count starts beside the bucket's (never after it), and a request the bucket admits is then
+ * refused if a quota is used up ({@link withQuotas}).
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
@@ -53,6 +59,7 @@ export class RateLimitGuard implements CanActivate {
     private readonly metrics: AppMetrics,
     private readonly overrides: RateLimitOverrides,
     private readonly limited: LimitedCredentials,
+    private readonly quotas: RateLimitQuotas,
     config: AppConfig,
   ) {
     this.cap = config.concurrencyLimit;
@@ -72,12 +79,48 @@ export class RateLimitGuard implements CanActivate {
     if (known === undefined) return this.firstSight(request, reply, route, limit);
     const identifier = rateLimitIdentifier(request, route.group, known);
     const lease = leaseAsk(request.ip, known, this.cap);
+    // No quota anywhere (nearly always): one property read; else counted beside the bucket, in the same turn.
+    const taken = known !== NO_CREDENTIAL && this.quotas.any ? this.takeQuotas(request, route.group) : undefined;
     // No override anywhere (nearly always): one property read, nothing else.
     const override = known !== NO_CREDENTIAL && this.overrides.any ? this.overrideFor(request, route) : undefined;
-    if (override !== undefined) return this.countOverridden(request, reply, route, identifier, limit, override, lease);
-    return this.count(identifier, limit, route.cost, lease).then((record) =>
+    if (override !== undefined) {
+      const overridden = this.countOverridden(request, reply, route, identifier, limit, override, lease);
+      return this.withQuotas(reply, overridden, taken);
+    }
+    const decided = this.count(identifier, limit, route.cost, lease).then((record) =>
       this.answer(request, reply, route, identifier, limit, record),
     );
+    return taken === undefined ? decided : this.withQuotas(reply, decided, taken);
+  }
+
+  /** The quotas of a credential memory knows, counted now; `undefined` when none applies. */
+  private takeQuotas(request: FastifyRequest, group: string): Promise<QuotaTaken[]> | undefined {
+    const owner = this.credentials.knownOwner(request);
+    return owner === undefined ? undefined : this.quotas.take(owner, group);
+  }
+
+  /**
+   * The bucket's decision, then the quotas': their IETF items join the bucket's on every counted answer (a 429
+   * included), and a request the bucket admitted is refused when a quota is used up. Both counts were started
+   * before this waits for either.
+   */
+  private async withQuotas(
+    reply: FastifyReply,
+    decided: Promise<boolean>,
+    taken: Promise<QuotaTaken[]> | undefined,
+  ): Promise<boolean> {
+    if (taken === undefined) return decided;
+    const [outcome, quotas] = await Promise.all([
+      decided.then(
+        (ok) => ({ ok }),
+        (error: unknown) => ({ error }),
+      ),
+      taken,
+    ]);
+    this.quotas.describe(reply, quotas);
+    if ('error' in outcome) throw outcome.error;
+    this.quotas.enforce(quotas);
+    return outcome.ok;
   }
 
   /** The operator's override for this credential's company or API key on this method × group, from memory. */
@@ -126,6 +169,8 @@ export class RateLimitGuard implements CanActivate {
     let tokenHash = NO_CREDENTIAL;
     if (this.credentials.vouchedFor(request)) tokenHash = await this.credentials.tokenHash(request);
     let identifier = rateLimitIdentifier(request, group, tokenHash);
+    // The owner is known once the credential has been looked up: its quotas count beside its own bucket.
+    let taken = this.quotas.any ? this.takeQuotas(request, group) : undefined;
     let record = await this.count(identifier, limit, cost, leaseAsk(request.ip, tokenHash, this.cap));
     if (!record.isBlocked && !record.overCap && tokenHash === NO_CREDENTIAL) {
       const own = await this.credentials.tokenHash(request);
@@ -133,10 +178,14 @@ export class RateLimitGuard implements CanActivate {
         // A valid key: its own bucket and its own leases, not the client IP's (whose lease goes back).
         record.lease?.release();
         identifier = rateLimitIdentifier(request, group, own);
+        taken = this.quotas.any ? this.takeQuotas(request, group) : undefined;
         record = await this.count(identifier, limit, cost, leaseAsk(request.ip, own, this.cap));
       }
     }
-    return this.answer(request, reply, route, identifier, limit, record);
+    const decided = new Promise<boolean>((resolve) =>
+      resolve(this.answer(request, reply, route, identifier, limit, record)),
+    );
+    return this.withQuotas(reply, decided, taken);
   }
 
   private count(identifier: string, limit: number, cost: number, lease: LeaseAsk): Promise<AdmitRecord> {

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { RateLimitOverridesModule } from '../overrides/rate-limit-overrides.module';
+import { RateLimitQuotasModule } from '../quotas/rate-limit-quotas.module';
 import { DiscoveredRateLimitCredentials } from './discovered-credentials';
 import { RateLimitCredentials } from '../../access/rules/rate-limit-credentials';
 import { RateLimitHeaders } from './rate-limit-headers';
@@ -18,7 +19,7 @@ import { RateLimitGuard } from './rate-limit.guard';
  * sustained.
  */
 @Module({
-  imports: [DiscoveryModule, RateLimitPolicyModule, RateLimitOverridesModule],
+  imports: [DiscoveryModule, RateLimitPolicyModule, RateLimitOverridesModule, RateLimitQuotasModule],
   providers: [
     { provide: RateLimitCredentials, useClass: DiscoveredRateLimitCredentials },
     RateLimitGuard,

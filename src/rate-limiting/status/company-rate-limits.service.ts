@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { RateLimitOverrides } from '../overrides/rate-limit-overrides';
+import { RateLimitQuotas } from '../quotas/rate-limit-quotas';
 import { LIMITED_WINDOW_MS, LimitedCredentials } from '../limiter/limited-credentials';
 import { RATE_LIMIT_PERIOD_MS } from '../limiter/rate-limit.policy';
 import type { CompanyRateLimitsDto } from './dto/company-rate-limits.dto';
@@ -9,7 +10,7 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 
 /**
  * `GET /v1/ratelimits/company`, the administration page's read-only view of a company's limits: the table, the
- * operator's overrides as this instance applies them, and which credentials were refused in the last hour.
+ * operator's overrides and quotas as this instance applies them, and which credentials were refused in the last hour.
  * Memory reads only: the overrides' copy every instance holds and the guard's {@link LimitedCredentials}.
  */
 @Injectable()
@@ -18,6 +19,7 @@ export class CompanyRateLimitsService {
     private readonly status: RateLimitStatusService,
     private readonly overrides: RateLimitOverrides,
     private readonly limited: LimitedCredentials,
+    private readonly quotas: RateLimitQuotas,
   ) {}
 
   of(companyId: number): CompanyRateLimitsDto {
@@ -51,6 +53,9 @@ export class CompanyRateLimitsService {
       first_at: iso(entry.firstAtMs)!,
       last_at: iso(entry.lastAtMs)!,
     }));
-    return { limits, overrides, limited, window_seconds: LIMITED_WINDOW_MS / 1000 };
+    const quotas = this.quotas
+      .ofCompany(companyId)
+      .map(({ id, apiKeyId, per, limit }) => ({ id, api_key_id: apiKeyId, per, limit }));
+    return { limits, overrides, quotas, limited, window_seconds: LIMITED_WINDOW_MS / 1000 };
   }
 }

@@ -4,6 +4,7 @@ import { AuthModule } from '../../identity/auth/auth.module';
 import { RateLimitModule } from '../limiter/rate-limit.module';
 import { RateLimitPolicyModule } from '../limiter/rate-limit-policy.module';
 import { RateLimitOverridesModule } from '../overrides/rate-limit-overrides.module';
+import { RateLimitQuotasModule } from '../quotas/rate-limit-quotas.module';
 import { RateLimitStatusController } from './rate-limit-status.controller';
 import { RateLimitStatusService } from './rate-limit-status.service';
 
@@ -12,7 +13,7 @@ import { RateLimitStatusService } from './rate-limit-status.service';
  * route plans, and neither of those modules imports the other.
  */
 @Module({
-  imports: [AuthModule, RateLimitModule, RateLimitPolicyModule, RateLimitOverridesModule],
+  imports: [AuthModule, RateLimitModule, RateLimitPolicyModule, RateLimitOverridesModule, RateLimitQuotasModule],
   controllers: [RateLimitStatusController],
   providers: [RateLimitStatusService, CompanyRateLimitsService],
 })

@@ -14,6 +14,7 @@ import { counterKey } from '../limiter/rate-limit-key';
 import { NoRateLimit, RateLimit } from '../../access/rules/rate-limit.decorator';
 import { RateLimitPolicy } from '../limiter/rate-limit.policy';
 import { RateLimitStatusService } from './rate-limit-status.service';
+import { NO_QUOTAS } from '../../../test/support/no-quotas';
 
 const HASH = '0123456789abcdef';
 
@@ -69,7 +70,15 @@ function setUp() {
   const auth = new AuthGuard(plans, {} as CredentialService, clock);
   plans.onApplicationBootstrap();
   const counters = new MemoryRateLimitStorage(clock);
-  const service = new RateLimitStatusService(plans, auth, policy, new StubCredentials(), counters, NO_OVERRIDES);
+  const service = new RateLimitStatusService(
+    plans,
+    auth,
+    policy,
+    new StubCredentials(),
+    counters,
+    NO_OVERRIDES,
+    NO_QUOTAS,
+  );
   const request = { ip: '192.0.2.1', method: 'GET' } as FastifyRequest;
   return { service, counters, request };
 }

@@ -8,6 +8,8 @@ import { type BucketStorage, RATE_LIMIT_STORAGE } from '../../platform/counters/
 import { grants } from '../../access/permissions/permission';
 import { RateLimitCredentials } from '../../access/rules/rate-limit-credentials';
 import { RateLimitOverrides } from '../overrides/rate-limit-overrides';
+import { RateLimitQuotas } from '../quotas/rate-limit-quotas';
+import { quotaStates } from './quota-states';
 import { counterKey, identifierOf } from '../limiter/rate-limit-key';
 import { RATE_LIMIT_PERIOD_MS, RateLimitPolicy } from '../limiter/rate-limit.policy';
 import type { RateLimitListDto, RateLimitStateDto, RouteCostDto } from './dto/rate-limit-list.dto';
@@ -45,6 +47,7 @@ export class RateLimitStatusService {
     private readonly credentials: RateLimitCredentials,
     @Inject(RATE_LIMIT_STORAGE) private readonly counters: BucketStorage,
     private readonly overrides: RateLimitOverrides,
+    private readonly quotas: RateLimitQuotas,
   ) {}
 
   async list(request: FastifyRequest, principal: Principal): Promise<RateLimitListDto> {
@@ -77,7 +80,7 @@ export class RateLimitStatusService {
         };
       }),
     );
-    return { limits };
+    return { limits, quotas: await quotaStates(this.quotas, principal) };
   }
 
   /**

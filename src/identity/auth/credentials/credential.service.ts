@@ -83,12 +83,13 @@ export class CredentialService implements RateLimitCredentials {
     return verdict;
   }
 
-  /** The verdict on this request's credential, worked out once however many guards ask. */
+  /** The verdict on this request's credential, worked out once however many ask, then kept (knownOwner sees it). */
   resolve(request: FastifyRequest): CredentialVerdict | Promise<CredentialVerdict> {
     const known = this.peek(request);
     if (known !== undefined) return known;
     const memo = request as RequestWithMemo;
-    return (memo[VERDICT] ??= this.lookUpVerdict(request.headers.authorization as string));
+    const header = request.headers.authorization as string;
+    return (memo[VERDICT] ??= this.lookUpVerdict(header).then((verdict) => (memo[VERDICT] = verdict)));
   }
 
   knownTokenHash(request: FastifyRequest): string | undefined {

@@ -50,6 +50,20 @@ export class CompanyOverrideDto {
   expires_at: string | null;
 }
 
+export class CompanyQuotaDto {
+  @ApiProperty({ type: 'integer', example: 1 })
+  id: number;
+
+  @ApiProperty({ type: String, nullable: true, format: 'uuid', description: 'null: all the company’s credentials' })
+  api_key_id: string | null;
+
+  @ApiProperty({ enum: ['hour', 'day'], description: 'The fixed window, aligned to UTC' })
+  per: 'hour' | 'day';
+
+  @ApiProperty({ type: 'integer', minimum: 1, example: 100000 })
+  limit: number;
+}
+
 export class LimitedCredentialDto {
   @ApiProperty({ enum: ['jwt', 'api_key'] })
   kind: 'jwt' | 'api_key';
@@ -90,6 +104,9 @@ export class CompanyRateLimitsDto {
 
   @ApiProperty({ type: [CompanyOverrideDto], description: "The operator's live overrides for this company" })
   overrides: CompanyOverrideDto[];
+
+  @ApiProperty({ type: [CompanyQuotaDto], description: "The operator's quotas for this company and its API keys" })
+  quotas: CompanyQuotaDto[];
 
   @ApiProperty({
     type: [LimitedCredentialDto],

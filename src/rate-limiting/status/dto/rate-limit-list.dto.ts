@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { RateLimitQuotaStateDto } from './rate-limit-quota-state.dto';
 
 /** An operator's override of a bucket's capacity (docs/contract.md, `npm run cli -- ratelimit:set`). */
 export interface RateLimitOverride {
@@ -71,4 +72,10 @@ export class RateLimitStateDto {
 export class RateLimitListDto {
   @ApiProperty({ type: [RateLimitStateDto], description: 'One per method × group the credential can call' })
   limits: RateLimitStateDto[];
+
+  @ApiProperty({
+    type: [RateLimitQuotaStateDto],
+    description: "The operator's quotas that apply to this credential (its company's, its API key's); empty when none",
+  })
+  quotas: RateLimitQuotaStateDto[];
 }
