@@ -49,6 +49,7 @@ export function installRequestHooks(
   });
 
   fastify.addHook('onSend', (request, reply, payload, done) => {
+    shedder.settle(request);
     closeIfBodyUnread(request, reply);
     recordHttpMetrics(metrics, request, reply);
     const filling = rateLimitHeaders.fillIn(request, reply);

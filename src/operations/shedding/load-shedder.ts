@@ -1,4 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Counter } from 'prom-client';
 import { LOAD_PRIORITIES, type LoadPriority } from '../../access/rules/load-priority.decorator';
@@ -23,6 +24,9 @@ const SHED_BODY: ErrorBody = {
 };
 const SHED_PAYLOAD = JSON.stringify(SHED_BODY);
 
+/** Set on an admitted request's raw message until its place in flight is given back. */
+const IN_FLIGHT = Symbol('inFlight');
+
 /**
  * Shedding load (docs/contract.md, "Beyond the bucket"): called by the onRequest hook (bootstrap/request-hooks.ts)
  * before anything else is done for a request. While the instance is not saturated it only counts the request in
@@ -35,8 +39,8 @@ export class LoadShedder implements OnApplicationBootstrap, OnModuleDestroy {
   private priorities: RoutePriorities | undefined;
   private readonly shed = new Map<LoadPriority, number>(LOAD_PRIORITIES.map((priority) => [priority, 0]));
   private readonly countsInFlight: boolean;
-  /** One function for every request's close, not a closure each. */
-  private readonly release = () => this.detector.leave();
+  /** The listener of every admitted response's 'close' ({@link closed}): one function, not a closure each. */
+  private readonly release: (this: ServerResponse) => void;
 
   constructor(
     config: AppConfig,
@@ -49,6 +53,10 @@ export class LoadShedder implements OnApplicationBootstrap, OnModuleDestroy {
       lag,
     );
     this.countsInFlight = config.shedMaxInFlight > 0;
+    const closed = (raw: IncomingMessage) => this.closed(raw);
+    this.release = function (this: ServerResponse) {
+      closed(this.req);
+    };
     if (config.shedMaxEventLoopDelayMs > 0 && lag instanceof EventLoopLag) lag.start();
     const counts = this.shed;
     new Counter({
@@ -81,10 +89,31 @@ export class LoadShedder implements OnApplicationBootstrap, OnModuleDestroy {
     }
     if (this.countsInFlight) {
       this.detector.enter();
-      // 'close' comes once per response: answered, or its connection gone first.
+      (request.raw as IncomingMessage & { [IN_FLIGHT]?: boolean })[IN_FLIGHT] = true;
       reply.raw.on('close', this.release);
     }
     return false;
+  }
+
+  /**
+   * A response closed. A request whose body never finished arriving reached no handler: its place is given back
+   * now. Any other keeps its place until its answer is sent ({@link settle}), even if its client has gone: its
+   * work goes on, and counting it as over would let the next requests pile onto it.
+   */
+  private closed(raw: IncomingMessage & { [IN_FLIGHT]?: boolean }): void {
+    if (raw[IN_FLIGHT] === true && !raw.complete) {
+      raw[IN_FLIGHT] = false;
+      this.detector.leave();
+    }
+  }
+
+  /** The onSend hook: the request's answer is ready, its work is over; its place is given back (once). */
+  settle(request: FastifyRequest): void {
+    const raw = request.raw as IncomingMessage & { [IN_FLIGHT]?: boolean };
+    if (raw[IN_FLIGHT] === true) {
+      raw[IN_FLIGHT] = false;
+      this.detector.leave();
+    }
   }
 
   /** Requests shed so far, by priority. */
