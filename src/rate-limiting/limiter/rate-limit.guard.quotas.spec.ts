@@ -121,4 +121,19 @@ describe('RateLimitGuard with an operator quota (memory storage, injected clock)
     expect(first.headers.get('ratelimit')).toMatch(/"hour";r=0;t=3$/);
     expect((await send(guard)).status).toBe(429);
   });
+
+  it('asks the storage for the quota and the bucket in the same turn: no round trip after another', async () => {
+    const { guard, counters } = quotaed([{ limit: 5 }, { per: 'day', limit: 50 }]);
+    const calls: string[] = [];
+    const storage = counters as MemoryRateLimitStorage;
+    const increment = storage.increment.bind(storage);
+    const hitWindow = storage.hitWindow.bind(storage);
+    storage.increment = (...args) => (calls.push('bucket'), increment(...args));
+    storage.hitWindow = (...args) => (calls.push('quota'), hitWindow(...args));
+    const { context } = request();
+    const decided = guard.canActivate(context);
+    // Nothing awaited yet: both counts are already asked for.
+    expect(calls).toEqual(['quota', 'quota', 'bucket']);
+    await decided;
+  });
 });
