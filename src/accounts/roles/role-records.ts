@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { Grant } from '../../access/permissions/permission';
+import { employeeJoin } from '../employee/employee-sql';
 import { MemberRole, Role } from './role.entity';
 
 /**
@@ -196,4 +197,21 @@ export async function setHolder(
     [employeeId, companyId, roleId],
   );
   return changed.length === 1;
+}
+
+/** The holders of each of these roles of the company, with their e-mails, by employee id (SCIM Groups' members). */
+export async function holdersWithEmails(
+  manager: EntityManager,
+  companyId: number,
+  roleIds: readonly number[],
+): Promise<Map<number, Array<{ employeeId: number; email: string }>>> {
+  const holders = new Map(roleIds.map((id) => [id, [] as Array<{ employeeId: number; email: string }>]));
+  if (roleIds.length === 0) return holders;
+  const rows = await manager.query<Array<{ role_id: number; employee_id: number; email: string }>>(
+    `SELECT mr.role_id, mr.employee_id, e.email FROM member_role mr ${employeeJoin('e', 'mr.employee_id')}
+      WHERE mr.company_id = $1 AND mr.role_id = ANY($2::int[]) ORDER BY mr.employee_id`,
+    [companyId, roleIds],
+  );
+  for (const row of rows) holders.get(row.role_id)?.push({ employeeId: row.employee_id, email: row.email });
+  return holders;
 }
