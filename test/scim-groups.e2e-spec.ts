@@ -73,6 +73,11 @@ describe('SCIM Groups', () => {
 
     const found = (await scim.get(filterFor('engineering')).expect(200)).body;
     expect(found.totalResults).toBe(1);
+    expect((await scim.get(`${filterFor('Engineering')}&count=0`).expect(200)).body).toMatchObject({
+      totalResults: 1,
+      itemsPerPage: 0,
+      Resources: [],
+    });
     expect(found.Resources[0].id).toBe(id);
     await scim
       .put(`/Groups/${id}`, { ...full, displayName: 'Engineers', members: [{ value: String(bob.id) }] })

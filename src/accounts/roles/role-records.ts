@@ -47,7 +47,8 @@ export async function listRoles(
       ORDER BY r.id OFFSET $3 LIMIT $4`,
     [companyId, filter.name ?? null, filter.offset ?? 0, filter.limit ?? null],
   );
-  if (rows.length === 0 && (filter.offset ?? 0) > 0) {
+  // An empty page (past the end, or `count=0`) carries no row to read the total from: count it alone.
+  if (rows.length === 0 && ((filter.offset ?? 0) > 0 || filter.limit === 0)) {
     const [{ total }] = await manager.query<Array<{ total: number }>>(
       `SELECT count(*)::int AS total FROM role r
         WHERE r.company_id = $1 AND ($2::text IS NULL OR lower(r.name) = lower($2::text))`,
