@@ -2,6 +2,7 @@ import { type ProvisionedDatabase, provisionDatabase } from './support/databases
 import { createAccount, createCompanies, login } from './support/fixtures';
 import { startTestApp, type TestApp } from './support/test-app';
 import { expectError } from './support/expectations';
+import { issueScimToken, PATCH_OP, scimClient } from './support/scim';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -80,6 +81,28 @@ describe.each([
       await setRole(['apikeys:manage', 'users:read']);
       for (const credential of credentials)
         await b.http().get('/v1/users').set('authorization', credential).expect(200);
+    }
+    expect(a.logs.text).not.toContain('not confirmed');
+  });
+
+  it('a SCIM PATCH of a group on A: B runs the added holder with the role at once, and without it after removal', async () => {
+    const scim = scimClient(a, (await issueScimToken(a, ownerJwt)).token);
+    const group = (await scim.post('/Groups', { displayName: 'Order desk' }).expect(201)).body.id as string;
+    await a
+      .http()
+      .put(`/v1/roles/${group}`)
+      .set('authorization', ownerJwt)
+      .send({ name: 'Order desk', permissions: ['orders:read'] })
+      .expect(200);
+    const holder = await createAccount(a, [company.id], []);
+    const jwt = (await login(a, holder, company.id)).jwt;
+    const members = (op: string, path: string, value?: unknown) =>
+      scim.patch(`/Groups/${group}`, { schemas: [PATCH_OP], Operations: [{ op, path, value }] }).expect(200);
+    for (let round = 0; round < 3; round++) {
+      expectError(await b.http().get('/v1/orders').set('authorization', jwt), 403, 'error_permission_denied');
+      await members('Add', 'members', [{ value: String(holder.id) }]);
+      await b.http().get('/v1/orders').set('authorization', jwt).expect(200);
+      await members('Remove', `members[value eq "${holder.id}"]`);
     }
     expect(a.logs.text).not.toContain('not confirmed');
   });
