@@ -862,6 +862,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The current company's roles, a page at a time
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `users:read`.
+         */
+        get: operations["listRoles"];
+        put?: never;
+        /**
+         * Create a role (only with permissions the caller holds)
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `users:write`.
+         *     - **409**: error_conflict: another role of the company has that name
+         */
+        post: operations["createRole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/roles/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Rename a role and replace its permissions; every holder's effective permissions follow
+         * @description The new set must be one the caller holds, and so must the current one. Credentials of every holder, on every instance, use the new set from their next request; their API keys are capped by it.
+         *
+         *     **About its error answers**
+         *
+         *     - **401**: error_reauthentication_required (step-up): a login token whose session last proved its person (login or POST /v1/users/me/reauthenticate) more than 15 minutes ago is refused; reauthenticate, then retry. API keys are not asked.
+         *     - **403**: This operation needs a JWT or an API key with the permission `users:write`.
+         *     - **404**: error_not_found: no role with this id in the current company (or the id is not an integer)
+         *     - **409**: error_conflict: another role of the company has that name
+         */
+        put: operations["replaceRole"];
+        post?: never;
+        /**
+         * Delete a role nobody holds
+         * @description **About its error answers**
+         *
+         *     - **403**: This operation needs a JWT or an API key with the permission `users:write`.
+         *     - **404**: error_not_found: no role with this id in the current company (or the id is not an integer)
+         *     - **409**: error_conflict: members hold the role
+         */
+        delete: operations["deleteRole"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/me/passkeys/options": {
         parameters: {
             query?: never;
@@ -2078,6 +2142,12 @@ export interface components {
              */
             name?: string;
         };
+        RoleRefDto: {
+            /** @example 3 */
+            id: number;
+            /** @example Support */
+            name: string;
+        };
         MfaStateDto: {
             /** @description TOTP is on for the account */
             totp: boolean;
@@ -2091,11 +2161,14 @@ export interface components {
             employee: components["schemas"]["EmployeeRefDto"];
             company: components["schemas"]["CompanyRefDto"];
             /**
+             * @description Effective: the member's own permissions and those of every role it holds (for an API key, capped by the key's).
              * @example [
              *       "users:read"
              *     ]
              */
             permissions: ("users:read" | "users:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "files:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "marketingconversations:read" | "marketingconversations:write" | "*")[];
+            /** @description The roles the employee holds in the company */
+            roles: components["schemas"]["RoleRefDto"][];
             /** @enum {string} */
             credential: "jwt" | "api_key";
             /**
@@ -2116,7 +2189,10 @@ export interface components {
             email: string;
             /** @example Demo Owner */
             name: string;
+            /** @description Effective: the member's own permissions and those of every role it holds (for an API key, capped by the key's). */
             permissions: ("users:read" | "users:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "files:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "marketingconversations:read" | "marketingconversations:write" | "*")[];
+            /** @description The roles the employee holds in the company */
+            roles: components["schemas"]["RoleRefDto"][];
             /** @description Whether the employee has TOTP (a second factor) on */
             mfa: boolean;
         };
@@ -2159,7 +2235,10 @@ export interface components {
             email: string;
             /** @example Demo Owner */
             name: string;
+            /** @description Effective: the member's own permissions and those of every role it holds (for an API key, capped by the key's). */
             permissions: ("users:read" | "users:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "files:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "marketingconversations:read" | "marketingconversations:write" | "*")[];
+            /** @description The roles the employee holds in the company */
+            roles: components["schemas"]["RoleRefDto"][];
         };
         ReplacePermissionsDto: {
             /**
@@ -2170,6 +2249,13 @@ export interface components {
              *     ]
              */
             permissions: ("users:read" | "users:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "files:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "marketingconversations:read" | "marketingconversations:write" | "*")[];
+            /**
+             * @description The complete new set of the employee's roles (ids of this company's roles); left out, the roles stay. The effective permissions are the union of `permissions` and the roles'; the caller must hold them all.
+             * @example [
+             *       3
+             *     ]
+             */
+            roles?: number[];
         };
         ResetCodeDto: {
             /**
@@ -2233,6 +2319,54 @@ export interface components {
             current_password: string;
             /** @example 123456 */
             otp: string;
+        };
+        RoleDto: {
+            /** @example 3 */
+            id: number;
+            /** @example Support */
+            name: string;
+            /**
+             * @example [
+             *       "users:read"
+             *     ]
+             */
+            permissions: ("users:read" | "users:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "files:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "marketingconversations:read" | "marketingconversations:write" | "*")[];
+            /**
+             * @description How many members hold it
+             * @example 4
+             */
+            holders: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        RolePageDto: {
+            /** @example 1 */
+            page: number;
+            /** @example 20 */
+            per_page: number;
+            /**
+             * @description Items across all pages
+             * @example 57
+             */
+            total: number;
+            data: components["schemas"]["RoleDto"][];
+        };
+        RoleInputDto: {
+            /**
+             * @description Unique in the company, any case
+             * @example Support
+             */
+            name: string;
+            /**
+             * @description What a holder of the role may do; only permissions the caller holds itself.
+             * @example [
+             *       "users:read",
+             *       "orders:read"
+             *     ]
+             */
+            permissions: ("users:read" | "users:write" | "apikeys:manage" | "auditevents:read" | "sso:manage" | "tokens:introspect" | "files:write" | "products:read" | "products:write" | "orders:read" | "orders:write" | "marketingconversations:read" | "marketingconversations:write" | "*")[];
         };
         AddPasskeyDto: {
             /** @example Work laptop */
@@ -2655,13 +2789,13 @@ export interface components {
              */
             occurred_at: string;
             /** @enum {string} */
-            type: "login.succeeded" | "login.failed" | "token.refreshed" | "session.refresh_reuse" | "session.logged_out" | "session.revoked" | "session.reauthenticated" | "company.switched" | "apikey.created" | "apikey.revoked" | "permissions.changed" | "membership.added" | "membership.removed" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "employee.created" | "password.changed" | "password.reset_issued" | "password.reset" | "mfa.enabled" | "mfa.disabled" | "passkey.added" | "passkey.removed" | "ratelimit.override_set" | "ratelimit.override_removed" | "ratelimit.quota_set" | "ratelimit.quota_removed" | "sso.connection_changed";
+            type: "login.succeeded" | "login.failed" | "token.refreshed" | "session.refresh_reuse" | "session.logged_out" | "session.revoked" | "session.reauthenticated" | "company.switched" | "apikey.created" | "apikey.revoked" | "permissions.changed" | "membership.added" | "membership.removed" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "employee.created" | "password.changed" | "password.reset_issued" | "password.reset" | "mfa.enabled" | "mfa.disabled" | "passkey.added" | "passkey.removed" | "ratelimit.override_set" | "ratelimit.override_removed" | "ratelimit.quota_set" | "ratelimit.quota_removed" | "sso.connection_changed" | "role.created" | "role.changed" | "role.deleted";
             company_id: number;
             actor: components["schemas"]["AuditActorDto"];
             /** @description Whom or what it was done to, when not the actor; null otherwise */
             subject?: {
                 /** @enum {string} */
-                kind: "employee" | "api_key" | "session" | "invitation";
+                kind: "employee" | "api_key" | "session" | "invitation" | "role";
                 /** @description Employee id (integer), or the API key, session or invitation id */
                 id: number | string;
                 /** @description The e-mail of the employee concerned */
@@ -5332,6 +5466,165 @@ export interface operations {
             503: components["responses"]["503.service_unavailable"];
         };
     };
+    listRoles: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RolePageDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            403: components["responses"]["403.permission_denied"];
+            414: components["responses"]["414.uri_too_long"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    createRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RoleInputDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            403: components["responses"]["403.permission_denied"];
+            409: components["responses"]["409.conflict"];
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    replaceRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The role's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RoleInputDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
+            403: components["responses"]["403.permission_denied"];
+            404: components["responses"]["404.not_found"];
+            409: components["responses"]["409.conflict"];
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    deleteRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The role's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            403: components["responses"]["403.permission_denied"];
+            404: components["responses"]["404.not_found"];
+            409: components["responses"]["409.conflict"];
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
     creationOptions: {
         parameters: {
             query?: never;
@@ -6539,7 +6832,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only events of these types; repeat the parameter for several (`?type=a&type=b`) */
-                type?: ("login.succeeded" | "login.failed" | "token.refreshed" | "session.refresh_reuse" | "session.logged_out" | "session.revoked" | "session.reauthenticated" | "company.switched" | "apikey.created" | "apikey.revoked" | "permissions.changed" | "membership.added" | "membership.removed" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "employee.created" | "password.changed" | "password.reset_issued" | "password.reset" | "mfa.enabled" | "mfa.disabled" | "passkey.added" | "passkey.removed" | "ratelimit.override_set" | "ratelimit.override_removed" | "ratelimit.quota_set" | "ratelimit.quota_removed" | "sso.connection_changed")[];
+                type?: ("login.succeeded" | "login.failed" | "token.refreshed" | "session.refresh_reuse" | "session.logged_out" | "session.revoked" | "session.reauthenticated" | "company.switched" | "apikey.created" | "apikey.revoked" | "permissions.changed" | "membership.added" | "membership.removed" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "employee.created" | "password.changed" | "password.reset_issued" | "password.reset" | "mfa.enabled" | "mfa.disabled" | "passkey.added" | "passkey.removed" | "ratelimit.override_set" | "ratelimit.override_removed" | "ratelimit.quota_set" | "ratelimit.quota_removed" | "sso.connection_changed" | "role.created" | "role.changed" | "role.deleted")[];
                 /** @description Only events done by this actor. An employee id (integer), or an API key or session id (UUID), as in `actor.id` / `subject.id` */
                 actor_id?: string;
                 /** @description Only events done to this subject. An employee id (integer), or an API key or session id (UUID), as in `actor.id` / `subject.id` */

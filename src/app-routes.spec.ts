@@ -11,9 +11,11 @@ import { featureModules } from './feature-modules';
  * (The working-company switch also has its own 10 per 60 s per employee, enforced by CompanySwitchService.)
  */
 const EXPECTED = `
+DELETE /scim/v2/Groups/:id                     own guard: SCIM bearer token                  scim: 3 per 3 s
 DELETE /scim/v2/Users/:id                      own guard: SCIM bearer token                  scim: 3 per 3 s
 DELETE /v1/apikeys/:id                         permission apikeys:manage, JWT only           apikeys: 3 per 3 s
 DELETE /v1/auditevents/streams/:id             permission auditevents:read, JWT only         auditevents: 3 per 3 s
+DELETE /v1/roles/:id                           permission users:write                        roles: 3 per 3 s
 DELETE /v1/scim/tokens/:id                     permission sso:manage, JWT only, step-up      scim: 3 per 3 s
 DELETE /v1/sso/connection                      permission *, JWT only, step-up               sso: 3 per 3 s
 DELETE /v1/users/:id                           permission users:write, JWT only              users: 3 per 3 s
@@ -25,6 +27,8 @@ GET /.well-known/jwks.json                     public                           
 GET /health                                    public                                        not rate limited
 GET /health/live                               public                                        not rate limited
 GET /metrics                                   public                                        not rate limited
+GET /scim/v2/Groups                            own guard: SCIM bearer token                  scim: 30 per 3 s
+GET /scim/v2/Groups/:id                        own guard: SCIM bearer token                  scim: 30 per 3 s
 GET /scim/v2/ResourceTypes                     own guard: SCIM bearer token                  scim: 30 per 3 s
 GET /scim/v2/ResourceTypes/:id                 own guard: SCIM bearer token                  scim: 30 per 3 s
 GET /scim/v2/Schemas                           own guard: SCIM bearer token                  scim: 30 per 3 s
@@ -38,6 +42,7 @@ GET /v1/auditevents/streams                    permission auditevents:read      
 GET /v1/auditevents/streams/:id/deliveries     permission auditevents:read                   auditevents: 30 per 3 s
 GET /v1/ratelimits                             any credential                                ratelimits: 30 per 3 s
 GET /v1/ratelimits/company                     permission auditevents:read                   ratelimits: 30 per 3 s
+GET /v1/roles                                  permission users:read                         roles: 30 per 3 s
 GET /v1/scim/tokens                            permission sso:manage                         scim: 30 per 3 s
 GET /v1/sso/callback                           public                                        sso: 30 per 3 s
 GET /v1/sso/connection                         permission sso:manage                         sso: 30 per 3 s
@@ -47,10 +52,13 @@ GET /v1/users/invitations                      permission users:read            
 GET /v1/users/me                               any credential                                users: 30 per 3 s
 GET /v1/users/me/passkeys                      JWT only                                      users: 30 per 3 s
 GET /v1/users/sessions                         JWT only                                      users: 30 per 3 s
+PATCH /scim/v2/Groups/:id                      own guard: SCIM bearer token                  scim: 30 per 3 s
 PATCH /scim/v2/Users/:id                       own guard: SCIM bearer token                  scim: 30 per 3 s
+POST /scim/v2/Groups                           own guard: SCIM bearer token                  scim: 15 per 3 s
 POST /scim/v2/Users                            own guard: SCIM bearer token                  scim: 15 per 3 s
 POST /v1/apikeys                               permission apikeys:manage, JWT only, step-up  apikeys: 15 per 3 s
 POST /v1/auditevents/streams                   permission auditevents:read, JWT only         auditevents: 15 per 3 s
+POST /v1/roles                                 permission users:write                        roles: 15 per 3 s
 POST /v1/scim/tokens                           permission *, JWT only, step-up               scim: 15 per 3 s
 POST /v1/sso/backchannel-logout                public                                        sso: 15 per 3 s
 POST /v1/sso/connection/domains/verify         permission *, JWT only, step-up               sso: 15 per 3 s
@@ -77,7 +85,9 @@ POST /v1/users/passkeys/authenticate           public                           
 POST /v1/users/passkeys/options                public                                        users: 15 per 3 s
 POST /v1/users/passwordreset                   public                                        users: 15 per 3 s
 POST /v1/users/refreshtoken                    public                                        users: 15 per 3 s
+PUT /scim/v2/Groups/:id                        own guard: SCIM bearer token                  scim: 15 per 3 s
 PUT /scim/v2/Users/:id                         own guard: SCIM bearer token                  scim: 15 per 3 s
+PUT /v1/roles/:id                              permission users:write, step-up               roles: 15 per 3 s
 PUT /v1/sso/connection                         permission *, JWT only, step-up               sso: 15 per 3 s
 PUT /v1/users/:id/permissions                  permission users:write, step-up               users: 15 per 3 s
 `;

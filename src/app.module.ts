@@ -29,6 +29,7 @@ import { StepUpModule } from './identity/step-up/step-up.module';
 import { PasskeysModule } from './identity/passkeys/passkeys.module';
 import { InvitationsModule } from './staff/invitations/invitations.module';
 import { UsersModule } from './staff/users/users.module';
+import { RolesModule } from './staff/roles/roles.module';
 import { OperatorSocketModule } from './operations/cli/operator-socket.module';
 import { ScimModule } from './staff/scim/scim.module';
 
@@ -53,6 +54,7 @@ export class AppModule {
         RateLimitStatusModule,
         InvitationsModule,
         UsersModule,
+        RolesModule,
         PasskeysModule,
         StepUpModule,
         OperatorSocketModule,

@@ -5,6 +5,7 @@ import { IssuedToken } from './identity/sessions/issued-token.entity';
 import { Company } from './accounts/company/company.entity';
 import { Employee } from './accounts/employee/employee.entity';
 import { Membership } from './accounts/membership/membership.entity';
+import { MemberRole, Role } from './accounts/roles/role.entity';
 import { LoginTicket } from './identity/passkeys/login-ticket.entity';
 import { Passkey } from './identity/passkeys/passkey.entity';
 import { WebauthnChallenge } from './identity/passkeys/webauthn-challenge.entity';
@@ -39,6 +40,8 @@ const CORE_ENTITIES = [
   Passkey,
   WebauthnChallenge,
   LoginTicket,
+  Role,
+  MemberRole,
 ];
 
 /**

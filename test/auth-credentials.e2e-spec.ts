@@ -315,6 +315,7 @@ describe('credentials', () => {
         email: 'hire@example.test',
         name: 'Hire',
         permissions: ['orders:read'],
+        roles: [],
       });
       const list = await t.http().get('/v1/users').set('authorization', session.jwt).expect(200);
       expect(list.body.data).toEqual(expect.arrayContaining([{ ...res.body, mfa: false }]));

@@ -52,6 +52,7 @@ describe('two-step login', () => {
       employee: { id: account.id, email: account.email, name: expect.any(String) },
       company: { id: companyB.id, name: 'Beta' },
       permissions: ['*'],
+      roles: [],
       credential: 'jwt',
       session_id: res.body.session_id,
       mfa: { totp: false, passkeys: 0 },

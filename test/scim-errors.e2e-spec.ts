@@ -115,7 +115,7 @@ describe('SCIM 2.0 refusals and tokens', () => {
       await scim.patch('/Users/999999', { Operations: [{ op: 'replace', value: { active: false } }] }),
       404,
     );
-    expectScimError(await scim.get('/Groups'), 404);
+    expectScimError(await scim.get('/Bulk'), 404);
     expectScimError(await scim.get('/'), 404);
     expectScimError(await scim.post('/Users', { userName: 'nul\u0000@example.test' }), 400, 'invalidValue');
     let deep: unknown = 'x';

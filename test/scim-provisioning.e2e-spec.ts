@@ -322,12 +322,14 @@ describe('SCIM 2.0 provisioning', () => {
       bulk: { supported: false },
     });
     const types = (await scim.get('/ResourceTypes').expect(200)).body;
-    expect(types.Resources).toEqual([expect.objectContaining({ id: 'User', endpoint: '/Users', schema: USER_SCHEMA })]);
+    expect(types.Resources).toEqual([
+      expect.objectContaining({ id: 'User', endpoint: '/Users', schema: USER_SCHEMA }),
+      expect.objectContaining({ id: 'Group', endpoint: '/Groups' }),
+    ]);
     await scim.get('/ResourceTypes/User').expect(200);
     const schemas = (await scim.get('/Schemas').expect(200)).body;
     expect(schemas.Resources[0].attributes.map((a: { name: string }) => a.name)).toContain('userName');
     await scim.get(`/Schemas/${USER_SCHEMA}`).expect(200);
     expectScimError(await scim.get('/Schemas/urn:nothing'), 404);
-    expectScimError(await scim.get('/Groups'), 404);
   });
 });

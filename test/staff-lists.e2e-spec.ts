@@ -34,6 +34,7 @@ describe('staff lists', () => {
         email: owner.email,
         name: expect.any(String),
         permissions: ['*'],
+        roles: [],
         mfa: false,
       });
       const page3 = (await authed(t, ownerJwt).get('/v1/users?page=3&per_page=2').expect(200)).body;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { totpCodeAt } from '../src/identity/auth/mfa/totp';
 import { OPENAPI_JSON_PATH } from '../src/operations/bootstrap/openapi';
 import { auditRows } from './support/audit-rows';
@@ -65,6 +66,16 @@ describe('step-up', () => {
       prepare: async () => {
         const [me, other] = await Promise.all([asOwner(), target()]);
         const call = () => authed(t, me.jwt).put(`/v1/users/${other.id}/permissions`, { permissions: ['orders:read'] });
+        return { ...me, call };
+      },
+    },
+    'PUT /v1/roles/:id': {
+      admitted: 200,
+      prepare: async () => {
+        const me = await asOwner();
+        const name = `Role ${randomUUID()}`;
+        const role = await authed(t, me.jwt).post('/v1/roles', { name, permissions: [] }).expect(201);
+        const call = () => authed(t, me.jwt).put(`/v1/roles/${role.body.id}`, { name, permissions: ['orders:read'] });
         return { ...me, call };
       },
     },

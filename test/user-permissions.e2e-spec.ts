@@ -42,6 +42,7 @@ describe('changing an employee’s permissions', () => {
         email: target.email,
         name: expect.any(String),
         permissions: ['orders:write', 'users:read'],
+        roles: [],
       });
       const listed = (await t.http().get('/v1/users?per_page=100').set('authorization', ownerJwt).expect(200)).body
         .data;

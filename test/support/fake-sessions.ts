@@ -188,6 +188,7 @@ export function principalOf(store: FakeSessionStore, sessionId: string): Princip
     employeeId: session.employeeId,
     companyId: session.companyId,
     permissions: ['*'],
+    roles: [],
     sessionId,
     credentialId: token.id,
     employee: member.employee,

@@ -6,6 +6,7 @@ export const JWT_PRINCIPAL: Principal = {
   employeeId: 7,
   companyId: 1,
   permissions: [],
+  roles: [],
   sessionId: 'session-1',
   credentialId: 'token-1',
   employee: { id: 7, email: 'a@example.test', name: 'A' },

@@ -5,7 +5,10 @@ export interface Principal {
   kind: 'jwt' | 'api_key';
   employeeId: number;
   companyId: number;
+  /** Effective: the membership's own and its roles' (for an API key, those its owner's cap). */
   permissions: readonly Grant[];
+  /** The roles the employee holds in the company (docs/contract.md "Company policies and roles"). */
+  roles: readonly { id: number; name: string }[];
   /** The login session of a JWT; `null` for an API key. */
   sessionId: string | null;
   /** The JWT's id (`jti`) or the API key's id. */

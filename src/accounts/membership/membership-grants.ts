@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { NO_PASSWORD } from '../employee/employee-records';
 import { employeeFrom } from '../employee/employee-sql';
+import { effectivePermissionsColumn } from '../roles/role-sql';
 import type { Grant } from '../../access/permissions/permission';
 
 /**
@@ -9,7 +10,7 @@ import type { Grant } from '../../access/permissions/permission';
  * people a company may speak for").
  */
 
-/** What the employee holds in the company now: null when no member there (or suspended, or no employee). */
+/** What the employee holds in the company now (its own permissions and its roles'): null when no member there (or suspended, or no employee). */
 export async function activePermissionsOf(
   manager: EntityManager,
   employeeId: number | null,
@@ -17,7 +18,8 @@ export async function activePermissionsOf(
 ): Promise<Grant[] | null> {
   if (employeeId === null) return null;
   const [row] = await manager.query<Array<{ permissions: Grant[] }>>(
-    'SELECT permissions FROM membership WHERE employee_id = $1 AND company_id = $2 AND suspended_at IS NULL',
+    `SELECT ${effectivePermissionsColumn('m')} AS permissions FROM membership m
+      WHERE m.employee_id = $1 AND m.company_id = $2 AND m.suspended_at IS NULL`,
     [employeeId, companyId],
   );
   return row?.permissions ?? null;

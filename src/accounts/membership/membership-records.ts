@@ -2,6 +2,7 @@ import type { EntityManager } from 'typeorm';
 import { escapeLike } from '../../platform/common/http/pagination';
 import { companyJoin } from '../company/company-sql';
 import { employeeJoin } from '../employee/employee-sql';
+import { effectivePermissionsColumn } from '../roles/role-sql';
 import type { Grant } from '../../access/permissions/permission';
 import { Membership } from './membership.entity';
 
@@ -129,7 +130,10 @@ export interface ProvisionedMember {
   employeeId: number;
   email: string;
   name: string;
+  /** Effective: its own and its roles'. */
   permissions: Grant[];
+  /** Its own alone (the last-`*`-holder rule counts these). */
+  ownPermissions: Grant[];
   suspended: boolean;
   createdAt: Date;
   updatedAt: Date;
@@ -142,6 +146,7 @@ interface ProvisionedRow {
   email: string;
   name: string;
   permissions: Grant[];
+  own_permissions: Grant[];
   suspended: boolean;
   created_at: Date;
   updated_at: Date;
@@ -149,7 +154,8 @@ interface ProvisionedRow {
   total: number;
 }
 
-const PROVISIONED_COLUMNS = `m.employee_id, e.email, e.name, m.permissions, m.suspended_at IS NOT NULL AS suspended,
+const PROVISIONED_COLUMNS = `m.employee_id, e.email, e.name, ${effectivePermissionsColumn('m')} AS permissions,
+       m.permissions AS own_permissions, m.suspended_at IS NOT NULL AS suspended,
        m.created_at, e.updated_at,
        (SELECT count(*)::int FROM membership o WHERE o.employee_id = m.employee_id) AS companies`;
 
@@ -158,6 +164,7 @@ const toProvisioned = (row: ProvisionedRow): ProvisionedMember => ({
   email: row.email,
   name: row.name,
   permissions: row.permissions,
+  ownPermissions: row.own_permissions,
   suspended: row.suspended,
   createdAt: new Date(row.created_at),
   updatedAt: new Date(row.updated_at),

@@ -15,9 +15,9 @@ export interface AuditEventJson {
   details: Record<string, unknown>;
 }
 
-/** Employee ids are integers everywhere else in the API; they are stored as text beside API key UUIDs. */
+/** Employee and role ids are integers everywhere else in the API; they are stored as text beside API key UUIDs. */
 function typedId(kind: string, id: string): number | string {
-  return kind === 'employee' ? Number(id) : id;
+  return kind === 'employee' || kind === 'role' ? Number(id) : id;
 }
 
 export function toAuditEventJson(row: AuditEvent): AuditEventJson {

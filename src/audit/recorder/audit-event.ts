@@ -33,6 +33,9 @@ export const AUDIT_EVENT_TYPES = [
   'ratelimit.quota_set',
   'ratelimit.quota_removed',
   'sso.connection_changed',
+  'role.created',
+  'role.changed',
+  'role.deleted',
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
@@ -59,7 +62,7 @@ export interface AuditActor {
 
 /** Whom or what it was done to (an employee, an API key, a session, an invitation), when not the actor. */
 export interface AuditSubject {
-  kind: 'employee' | 'api_key' | 'session' | 'invitation';
+  kind: 'employee' | 'api_key' | 'session' | 'invitation' | 'role';
   id: number | string;
   email: string | null;
 }

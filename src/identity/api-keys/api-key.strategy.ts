@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { companyJoin } from '../../accounts/company/company-sql';
 import { employeeJoin } from '../../accounts/employee/employee-sql';
 import { membershipJoin } from '../../accounts/membership/membership-sql';
+import { effectivePermissionsColumn, memberRolesColumn, parseRoleRefs } from '../../accounts/roles/role-sql';
 import type { Grant } from '../../access/permissions/permission';
 import { intersectGrants } from '../../access/permissions/permission';
 import type { Principal } from '../../access/rules/principal';
@@ -26,13 +27,15 @@ interface ApiKeyRow extends OwnerColumns {
   revoked_at: Date | null;
   created_at: Date;
   owner_permissions: Grant[] | null;
+  owner_roles: unknown;
 }
 
 const API_KEY_ID = /^[A-Za-z0-9_-]{8,40}$/;
 
 /** The key and who it acts as, in one statement; a LEFT JOIN on membership finds a removed member's key. */
 const LOOK_UP = `SELECT k.id, k.secret_hash, k.employee_id, k.company_id, k.permissions, k.revoked_at, k.created_at,
-       m.permissions AS owner_permissions, ${OWNER_COLUMNS}, ${passkeyCountColumn('e.id')} AS employee_passkeys
+       ${effectivePermissionsColumn('m')} AS owner_permissions, ${memberRolesColumn('m')} AS owner_roles,
+       ${OWNER_COLUMNS}, ${passkeyCountColumn('e.id')} AS employee_passkeys
   FROM api_key k
   ${employeeJoin('e', 'k.employee_id')}
   ${companyJoin('c', 'k.company_id')}
@@ -73,8 +76,9 @@ export class ApiKeyStrategy implements CredentialStrategy {
       kind: 'api_key',
       employeeId: row.employee_id,
       companyId: row.company_id,
-      // Never more than the owner holds now, whatever the key was given when it was made.
+      // Never more than the owner holds now (its own permissions and its roles'), whatever the key was given.
       permissions: intersectGrants(row.permissions, row.owner_permissions),
+      roles: parseRoleRefs(row.owner_roles),
       sessionId: null,
       credentialId: row.id,
       ...ownerOf(row),

@@ -2,6 +2,7 @@ import { HttpStatus, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { employeeJoin, innerJoinEmployee } from '../../accounts/employee/employee-sql';
 import { membershipJoin } from '../../accounts/membership/membership-sql';
+import { effectivePermissionsColumn } from '../../accounts/roles/role-sql';
 import { requestContext } from '../../audit/recorder/audit-actor';
 import { AuditRecorder } from '../../audit/recorder/audit-recorder.service';
 import type { Principal } from '../../access/rules/principal';
@@ -91,7 +92,7 @@ export class ApiKeysService {
       // The owner's permissions now, not the key's: revoking must not be a way to act against someone who
       // holds more. The row lock keeps a concurrent permission change from slipping between check and update.
       const [owner] = await manager.query<Array<{ permissions: Grant[] | null }>>(
-        `SELECT m.permissions FROM api_key k
+        `SELECT ${effectivePermissionsColumn('m')} AS permissions FROM api_key k
            ${membershipJoin('m', 'k.employee_id', 'k.company_id', 'LEFT JOIN')}
           WHERE k.id = $1 AND k.company_id = $2 AND k.revoked_at IS NULL
           FOR UPDATE OF k`,

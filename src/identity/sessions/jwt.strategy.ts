@@ -4,7 +4,8 @@ import { DataSource } from 'typeorm';
 import { companyJoin } from '../../accounts/company/company-sql';
 import { employeeJoin } from '../../accounts/employee/employee-sql';
 import { membershipJoin } from '../../accounts/membership/membership-sql';
-import type { Grant } from '../../access/permissions/permission';
+import { effectivePermissionsColumn, memberRolesColumn, parseRoleRefs } from '../../accounts/roles/role-sql';
+import { type Grant, normalizeGrants } from '../../access/permissions/permission';
 import { passkeyCountColumn } from '../passkeys/passkey-records';
 import { LoginPolicy } from './login-policy';
 import type { LoginMethod } from './login-session.entity';
@@ -29,6 +30,7 @@ interface TokenRow extends OwnerColumns {
   revoked_at: Date | null;
   ended_at: Date | null;
   permissions: Grant[] | null;
+  roles: unknown;
 }
 
 interface JwtClaims {
@@ -43,7 +45,7 @@ interface JwtClaims {
  * member's token is found and refused as blacklisted rather than unknown.
  */
 const LOOK_UP = `SELECT t.id, t.session_id, t.company_id, t.issued_at, t.expires_at, t.revoked_at, s.employee_id, s.ended_at,
-       m.permissions, ${OWNER_COLUMNS}, ${passkeyCountColumn('e.id')} AS employee_passkeys
+       ${effectivePermissionsColumn('m')} AS permissions, ${memberRolesColumn('m')} AS roles, ${OWNER_COLUMNS}, ${passkeyCountColumn('e.id')} AS employee_passkeys
   FROM issued_token t
   JOIN login_session s ON s.id = t.session_id
   ${employeeJoin('e', 's.employee_id')}
@@ -97,7 +99,8 @@ export class JwtStrategy implements CredentialStrategy {
       kind: 'jwt',
       employeeId: row.employee_id,
       companyId: row.company_id,
-      permissions: row.permissions,
+      permissions: normalizeGrants(row.permissions),
+      roles: parseRoleRefs(row.roles),
       sessionId: row.session_id,
       credentialId: row.id,
       ...ownerOf(row),

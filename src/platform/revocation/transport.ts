@@ -4,6 +4,8 @@ export type RevocationNotice =
   | { type: 'token'; tokenId: string }
   | { type: 'api_key'; keyId: string }
   | { type: 'membership'; employeeId: number; companyId: number }
+  /** A role of the company changed: every credential in it may carry other effective permissions now. */
+  | { type: 'roles'; companyId: number }
   /** Something every credential of the account carries changed (its second factors). */
   | { type: 'employee'; employeeId: number }
   /** Not a revocation: the operator changed the rate-limit overrides; every instance loads them again. */

@@ -3,7 +3,15 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { OwnCredential } from '../../access/rules/auth.decorator';
 import { RateLimit } from '../../access/rules/rate-limit.decorator';
-import { listResponse, serviceProviderConfig, userResourceType, userSchema } from './scim-discovery';
+import {
+  groupResourceType,
+  groupSchema,
+  listResponse,
+  serviceProviderConfig,
+  userResourceType,
+  userSchema,
+} from './scim-discovery';
+import { GROUP_SCHEMA } from './scim-group';
 import { ScimError, SCIM_MEDIA_TYPE } from './scim-errors';
 import { ScimTokenGuard } from './scim-token.guard';
 import { USER_SCHEMA } from './scim-user';
@@ -41,25 +49,29 @@ export class ScimDiscoveryController {
   @Get('ResourceTypes')
   @Header('content-type', SCIM_MEDIA_TYPE)
   resourceTypes(@Req() request: FastifyRequest, @Query() _ignored: SkippedQuery) {
-    return listResponse([userResourceType(scimBaseUrl(request))], 1, 1);
+    const baseUrl = scimBaseUrl(request);
+    return listResponse([userResourceType(baseUrl), groupResourceType(baseUrl)], 2, 1);
   }
 
   @Get('ResourceTypes/:id')
   @Header('content-type', SCIM_MEDIA_TYPE)
   resourceType(@Req() request: FastifyRequest, @Param('id') id: string, @Query() _ignored: SkippedQuery) {
-    if (id !== 'User') throw new ScimError(404, 'No such resource type; this service provisions Users only.');
+    if (id === 'Group') return groupResourceType(scimBaseUrl(request));
+    if (id !== 'User') throw new ScimError(404, 'No such resource type; this service provisions Users and Groups.');
     return userResourceType(scimBaseUrl(request));
   }
 
   @Get('Schemas')
   @Header('content-type', SCIM_MEDIA_TYPE)
   schemas(@Req() request: FastifyRequest, @Query() _ignored: SkippedQuery) {
-    return listResponse([userSchema(scimBaseUrl(request))], 1, 1);
+    const baseUrl = scimBaseUrl(request);
+    return listResponse([userSchema(baseUrl), groupSchema(baseUrl)], 2, 1);
   }
 
   @Get('Schemas/:id')
   @Header('content-type', SCIM_MEDIA_TYPE)
   schema(@Req() request: FastifyRequest, @Param('id') id: string, @Query() _ignored: SkippedQuery) {
+    if (id === GROUP_SCHEMA) return groupSchema(scimBaseUrl(request));
     if (id !== USER_SCHEMA) throw new ScimError(404, 'No such schema.');
     return userSchema(scimBaseUrl(request));
   }

@@ -1,4 +1,5 @@
 import { USER_SCHEMA } from './scim-user';
+import { GROUP_SCHEMA } from './scim-group';
 
 /** What /scim/v2 offers (RFC 7643 5-7): Users only, PATCH, filter on userName; no bulk, sort, ETags or groups. */
 
@@ -81,6 +82,43 @@ export function userSchema(baseUrl: string) {
       }),
     ],
     meta: { resourceType: 'Schema', location: `${baseUrl}/Schemas/${USER_SCHEMA}` },
+  };
+}
+
+export function groupResourceType(baseUrl: string) {
+  return {
+    schemas: [RESOURCE_TYPE_SCHEMA],
+    id: 'Group',
+    name: 'Group',
+    endpoint: '/Groups',
+    description: "A role of the company; displayName is the role's name, members its holders",
+    schema: GROUP_SCHEMA,
+    schemaExtensions: [],
+    meta: { resourceType: 'ResourceType', location: `${baseUrl}/ResourceTypes/Group` },
+  };
+}
+
+export function groupSchema(baseUrl: string) {
+  return {
+    schemas: [SCHEMA_SCHEMA],
+    id: GROUP_SCHEMA,
+    name: 'Group',
+    description: 'Group (a role: its permissions are granted by an administrator, never by the directory)',
+    attributes: [
+      attribute('displayName', { required: true, uniqueness: 'server', description: "The role's name" }),
+      attribute('members', {
+        type: 'complex',
+        multiValued: true,
+        description: 'The holders of the role',
+        subAttributes: [
+          attribute('value', { mutability: 'immutable' }),
+          attribute('display', { mutability: 'readOnly' }),
+          attribute('$ref', { type: 'reference', referenceTypes: ['User'], mutability: 'immutable' }),
+          attribute('type', { mutability: 'immutable', canonicalValues: ['User'] }),
+        ],
+      }),
+    ],
+    meta: { resourceType: 'Schema', location: `${baseUrl}/Schemas/${GROUP_SCHEMA}` },
   };
 }
 

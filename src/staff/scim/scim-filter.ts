@@ -21,13 +21,23 @@ const invalidFilter = (detail: string) => new ScimError(HttpStatus.BAD_REQUEST, 
  * 400 `invalidFilter`: a client must never get a silently unfiltered list.
  */
 export function parseUserFilter(filter: string): UserFilter {
+  return { userName: parseEqFilter(filter, 'userName', USER_SCHEMA_PREFIX) };
+}
+
+/**
+ * The value of `<attribute> eq "value"` (the attribute's name in any case, or qualified by `schemaPrefix`, given
+ * in lower case); any other filter answers 400 `invalidFilter`. Groups use it for `displayName eq "…"`.
+ */
+export function parseEqFilter(filter: string, attributeName: string, schemaPrefix: string): string {
   if (filter.length > 1000) throw invalidFilter('The filter is too long.');
   const match = EQ_FILTER.exec(filter);
-  if (!match) throw invalidFilter('Only filters of the form userName eq "value" are supported.');
+  if (!match) throw invalidFilter(`Only filters of the form ${attributeName} eq "value" are supported.`);
   const [, rawAttribute, operator, literal] = match;
   let attribute = rawAttribute.toLowerCase();
-  if (attribute.startsWith(USER_SCHEMA_PREFIX)) attribute = attribute.slice(USER_SCHEMA_PREFIX.length);
-  if (attribute !== 'username') throw invalidFilter('Only the attribute userName can be filtered on.');
+  if (attribute.startsWith(schemaPrefix)) attribute = attribute.slice(schemaPrefix.length);
+  if (attribute !== attributeName.toLowerCase()) {
+    throw invalidFilter(`Only the attribute ${attributeName} can be filtered on.`);
+  }
   if (operator.toLowerCase() !== 'eq') throw invalidFilter('Only the operator eq is supported.');
   let value: unknown;
   try {
@@ -39,5 +49,5 @@ export function parseUserFilter(filter: string): UserFilter {
   // The input-sanity layer saw the escapes (`\u0000`), not what they stand for: the same rule, after unescaping.
   const problem = findInputProblem(value);
   if (problem) throw invalidFilter(`The filter value ${problem.message.replace(/^the value /, '')}.`);
-  return { userName: value };
+  return value;
 }

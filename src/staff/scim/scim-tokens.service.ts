@@ -10,6 +10,7 @@ import { ApiError } from '../../platform/common/errors/api-error';
 import type { ClientInfo } from '../../platform/common/http/client-info';
 import { type Page, type PageQueryDto, toPage } from '../../platform/common/http/pagination';
 import { membershipJoin } from '../../accounts/membership/membership-sql';
+import { effectivePermissionsColumn } from '../../accounts/roles/role-sql';
 import { type Grant, intersectGrants, normalizeGrants } from '../../access/permissions/permission';
 import type { CreatedScimTokenDto, ScimTokenDto } from './dto/scim-token.dto';
 import { ScimToken } from './scim-token.entity';
@@ -118,7 +119,8 @@ export class ScimTokensService {
         creator_permissions: Grant[] | null;
       }>
     >(
-      `SELECT t.id, t.company_id, t.last_used_at, t.permissions, m.permissions AS creator_permissions
+      `SELECT t.id, t.company_id, t.last_used_at, t.permissions,
+              ${effectivePermissionsColumn('m')} AS creator_permissions
          FROM scim_token t ${membershipJoin('m', 't.created_by', 't.company_id', 'LEFT JOIN')}
         WHERE t.token_hash = $1`,
       [sha256Hex(token)],

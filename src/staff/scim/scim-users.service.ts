@@ -185,7 +185,7 @@ export class ScimUsersService {
   }
 
   private async assertNotLastOwner(manager: EntityManager, member: ProvisionedMember, companyId: number) {
-    if (member.suspended || !member.permissions.includes(ALL_PERMISSIONS)) return;
+    if (member.suspended || !member.ownPermissions.includes(ALL_PERMISSIONS)) return;
     if ((await countHolders(manager, companyId, ALL_PERMISSIONS)) <= 1) {
       throw new ScimError(HttpStatus.CONFLICT, LAST_OWNER);
     }

@@ -8,6 +8,8 @@ import { ScimTokensController } from './scim-tokens.controller';
 import { ScimTokensService } from './scim-tokens.service';
 import { ScimUsersController } from './scim-users.controller';
 import { ScimUsersService } from './scim-users.service';
+import { ScimGroupsController } from './scim-groups.controller';
+import { ScimGroupsService } from './scim-groups.service';
 
 /**
  * SCIM 2.0 provisioning (docs/contract.md, "Other systems plug in"): /v1/scim/tokens for the company's
@@ -15,7 +17,7 @@ import { ScimUsersService } from './scim-users.service';
  */
 @Module({
   imports: [EmployeeModule, AuthModule, SessionsModule],
-  controllers: [ScimTokensController, ScimDiscoveryController, ScimUsersController],
-  providers: [ScimTokensService, ScimUsersService, ScimTokenGuard],
+  controllers: [ScimTokensController, ScimDiscoveryController, ScimUsersController, ScimGroupsController],
+  providers: [ScimTokensService, ScimUsersService, ScimGroupsService, ScimTokenGuard],
 })
 export class ScimModule {}

@@ -5,6 +5,7 @@ import { ApiError } from '../../platform/common/errors/api-error';
 import { ErrorCode } from '../../platform/common/errors/error-codes';
 import { employeeFrom } from '../../accounts/employee/employee-sql';
 import { membershipJoin } from '../../accounts/membership/membership-sql';
+import { effectivePermissionsColumn } from '../../accounts/roles/role-sql';
 import { coversAll, type Grant } from '../../access/permissions/permission';
 
 export const NO_SUCH_EMPLOYEE = 'No such employee in this company.';
@@ -21,7 +22,7 @@ export async function assertAccountTakeoverAllowed(
   employeeId: number,
 ): Promise<{ email: string }> {
   const rows = await manager.query<Array<{ email: string; company_id: number; permissions: Grant[] }>>(
-    `SELECT e.email, m.company_id, m.permissions
+    `SELECT e.email, m.company_id, ${effectivePermissionsColumn('m')} AS permissions
        ${employeeFrom('e')} ${membershipJoin('m', 'e.id', null, 'JOIN', 'include')}
       WHERE e.id = $1 FOR UPDATE OF e`,
     [employeeId],

@@ -6,8 +6,9 @@ import type { Principal } from '../../access/rules/principal';
 import type { ClientInfo } from '../../platform/common/http/client-info';
 import { EmployeeService } from '../../accounts/employee/employee.service';
 import { addMembership, pageOfMembers } from '../../accounts/membership/membership-records';
+import { effectiveOfMembers } from '../../accounts/membership/membership-effective';
 import { grantableBy } from '../../access/permissions/grantable';
-import type { Grant } from '../../access/permissions/permission';
+import { type Grant, normalizeGrants } from '../../access/permissions/permission';
 import { type Page, toPage } from '../../platform/common/http/pagination';
 import type {
   CompanyEmployeeDto,
@@ -32,6 +33,7 @@ export class UsersService {
       employee: { ...principal.employee },
       company: { ...principal.company },
       permissions: [...principal.permissions],
+      roles: principal.roles.map((role) => ({ ...role })),
       credential: principal.kind,
       session_id: principal.sessionId,
       mfa: { ...principal.mfa },
@@ -45,11 +47,18 @@ export class UsersService {
       offset: query.offset,
       limit: query.per_page,
     });
-    const data = memberships.map(({ employee, permissions }) => ({
+    // The effective permissions and roles of the page's members, in one more statement.
+    const effective = await effectiveOfMembers(
+      this.dataSource.manager,
+      companyId,
+      memberships.map((membership) => membership.employeeId),
+    );
+    const data = memberships.map(({ employee, employeeId, permissions }) => ({
       id: employee!.id,
       email: employee!.email,
       name: employee!.name,
-      permissions,
+      permissions: normalizeGrants(effective.get(employeeId)?.permissions ?? permissions),
+      roles: effective.get(employeeId)?.roles ?? [],
       mfa: employee!.totpEnabledAt !== null,
     }));
     return toPage(data, total, query);
@@ -73,7 +82,13 @@ export class UsersService {
         { ...shared, type: 'employee.created' },
         { ...shared, type: 'membership.added', details: { permissions } },
       ]);
-      return { id: employee.id, email: employee.email, name: employee.name, permissions: permissions as Grant[] };
+      return {
+        id: employee.id,
+        email: employee.email,
+        name: employee.name,
+        permissions: permissions as Grant[],
+        roles: [],
+      };
     });
   }
 }

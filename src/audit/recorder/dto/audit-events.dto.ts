@@ -115,7 +115,7 @@ export class AuditEventDto {
     type: 'object',
     nullable: true,
     properties: {
-      kind: { type: 'string', enum: ['employee', 'api_key', 'session', 'invitation'] },
+      kind: { type: 'string', enum: ['employee', 'api_key', 'session', 'invitation', 'role'] },
       id: { ...EVENT_ID, description: 'Employee id (integer), or the API key, session or invitation id' },
       email: { type: 'string', nullable: true, description: 'The e-mail of the employee concerned' },
     },

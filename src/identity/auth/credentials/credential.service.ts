@@ -22,10 +22,7 @@ export const QUERY_CREDENTIAL_PARAM = '__jwtAuthorization';
 
 /** How long a looked-up credential is trusted without asking the database again, should a notice be lost. */
 const CACHE_FRESHNESS_MS = 30_000;
-/**
- * Headers longer than this are never remembered: the cache is keyed by the header itself, and a flood of long
- * made-up values must not fill memory. Issued JWTs are ~300 characters, API keys ~80.
- */
+/** Longer headers are never remembered: made-up ones must not fill memory (JWTs are ~300 characters, keys ~80). */
 const MAX_CACHED_HEADER_LENGTH = 1024;
 
 // Verdicts without a principal are the same object every time: the hot path allocates nothing for them.
@@ -45,9 +42,8 @@ type RequestWithMemo = FastifyRequest & { [VERDICT]?: CredentialVerdict | Promis
  *
  * - A credential already seen is answered from memory, synchronously.
  * - Concurrent first requests with one credential share one look-up (single flight).
- * - A revocation notice bumps {@link epoch}: a look-up that started before it may carry a stale "valid" and is
- *   neither remembered nor shared with requests that arrive later, so a revocation holds from the moment it
- *   is acknowledged.
+ * - A revocation notice bumps {@link epoch}: a look-up begun before it may carry a stale "valid", so it is neither
+ *   remembered nor shared with later requests: a revocation holds from the moment it is acknowledged.
  */
 @RateLimitCredentialSource()
 @Injectable()
@@ -231,6 +227,9 @@ export class CredentialService implements RateLimitCredentials {
         break;
       case 'employee':
         this.cache.evictWhere((p) => p.employeeId === notice.employeeId);
+        break;
+      case 'roles':
+        this.cache.evictWhere((p) => p.companyId === notice.companyId);
         break;
     }
   }

@@ -1,5 +1,6 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayUnique, IsArray, IsIn } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, ArrayUnique, IsArray, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { MAX_RECORD_ID } from '../../../platform/common/http/record-id';
 import type { Grant } from '../../../access/permissions/permission';
 import { GRANT_NAMES } from '../../../access/permissions/permission';
 
@@ -18,4 +19,22 @@ export class ReplacePermissionsDto {
   @ArrayUnique()
   @IsIn(GRANT_NAMES, { each: true })
   permissions: Grant[];
+
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'integer', minimum: 1, maximum: MAX_RECORD_ID },
+    maxItems: 100,
+    example: [3],
+    description:
+      "The complete new set of the employee's roles (ids of this company's roles); left out, the roles stay. " +
+      "The effective permissions are the union of `permissions` and the roles'; the caller must hold them all.",
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @ArrayUnique()
+  @IsInt({ each: true })
+  @Min(1, { each: true })
+  @Max(MAX_RECORD_ID, { each: true })
+  roles?: number[];
 }

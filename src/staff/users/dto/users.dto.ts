@@ -23,6 +23,18 @@ export class MfaStateDto {
   passkeys: number;
 }
 
+/** A role a member holds (docs/contract.md "Company policies and roles"). */
+export class RoleRefDto {
+  @ApiProperty({ type: 'integer', minimum: 1, example: 3 })
+  id: number;
+
+  @ApiProperty({ example: 'Support' })
+  name: string;
+}
+
+const EFFECTIVE =
+  "Effective: the member's own permissions and those of every role it holds (for an API key, capped by the key's).";
+
 export class MeDto {
   @ApiProperty({ type: EmployeeRefDto })
   employee: EmployeeRefDto;
@@ -30,8 +42,11 @@ export class MeDto {
   @ApiProperty({ type: CompanyRefDto })
   company: CompanyRefDto;
 
-  @ApiProperty({ type: [String], example: ['users:read'], enum: GRANT_NAMES, isArray: true })
+  @ApiProperty({ type: [String], example: ['users:read'], enum: GRANT_NAMES, isArray: true, description: EFFECTIVE })
   permissions: Grant[];
+
+  @ApiProperty({ type: [RoleRefDto], description: 'The roles the employee holds in the company' })
+  roles: RoleRefDto[];
 
   @ApiProperty({ enum: ['jwt', 'api_key'] })
   credential: 'jwt' | 'api_key';
@@ -44,8 +59,11 @@ export class MeDto {
 }
 
 export class CompanyEmployeeDto extends EmployeeRefDto {
-  @ApiProperty({ type: [String], enum: GRANT_NAMES, isArray: true })
+  @ApiProperty({ type: [String], enum: GRANT_NAMES, isArray: true, description: EFFECTIVE })
   permissions: Grant[];
+
+  @ApiProperty({ type: [RoleRefDto], description: 'The roles the employee holds in the company' })
+  roles: RoleRefDto[];
 }
 
 export class ListedEmployeeDto extends CompanyEmployeeDto {
