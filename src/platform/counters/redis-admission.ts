@@ -135,7 +135,13 @@ export class RedisAdmission {
   private admitApart(key: string, args: number[], leaseKey: string, leaseArgs: (string | number)[]) {
     const [period, capacity, slots] = args;
     const bucket = this.deadline(runScript(this.redis, ADMIT, [key], args));
-    const leased = this.deadline(runScript(this.redis, LEASE_ALONE, [leaseKey], leaseArgs));
+    const leaseReply = runScript(this.redis, LEASE_ALONE, [leaseKey], leaseArgs);
+    const leased = this.deadline(leaseReply);
+    this.returnIfLate(
+      Promise.all([bucket, leased]),
+      leaseReply,
+      new RedisLease(this.redis, leaseKey, String(leaseArgs[1])),
+    );
     return Promise.all([bucket, leased]).then(async ([bucketReply, leaseReply]): Promise<AdmitRecord> => {
       const [admitted, levelMs] = bucketReply as [number, string];
       const taken = (leaseReply as [number, string])[0] === 1;
@@ -158,12 +164,27 @@ export class RedisAdmission {
     cost: number,
     lease?: Lease,
   ): Promise<AdmitRecord> {
-    return this.deadline(reply).then((answer): AdmitRecord => {
+    const decided = this.deadline(reply);
+    if (lease !== undefined) this.returnIfLate(decided, reply, lease);
+    return decided.then((answer): AdmitRecord => {
       const [outcome, levelMs] = answer as [number, string];
       const record: AdmitRecord = bucketRecord(outcome !== 0, Number(levelMs), period, capacity, cost);
       if (outcome === 2) record.overCap = true;
       else if (outcome === 1 && lease !== undefined) record.lease = lease;
       return record;
     });
+  }
+
+  /**
+   * A lease whose answer missed the deadline was never handed to the request (the breaker answered it from
+   * memory), yet Redis may still take it when the script runs late: returned as soon as that late answer says so,
+   * rather than left to lapse.
+   */
+  private returnIfLate(decided: Promise<unknown>, reply: Promise<unknown>, lease: Lease): void {
+    decided.catch(() =>
+      reply.then((answer) => {
+        if ((answer as [number])[0] === 1) lease.release();
+      }, ignore),
+    );
   }
 }

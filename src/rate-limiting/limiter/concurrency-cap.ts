@@ -23,8 +23,9 @@ export const leaseAsk = (ip: string, tokenHash: string, cap: number): LeaseAsk =
  */
 export function holdUntilClosed(reply: FastifyReply, lease: Lease): void {
   const response = reply.raw;
+  // `on`, not `once`: the event comes once anyway, the release counts once, and `once` would wrap it per request.
   if (response.closed) lease.release();
-  else response.once('close', lease.release);
+  else response.on('close', lease.release);
 }
 
 /**

@@ -14,7 +14,7 @@ export class RouteCostDto {
   @ApiProperty({
     type: 'integer',
     minimum: 2,
-    description: "Slots of the bucket one request of this route takes (`@RateLimit({ cost })`; others take 1)",
+    description: 'Slots of the bucket one request of this route takes (`@RateLimit({ cost })`; others take 1)',
     example: 5,
   })
   cost: number;
@@ -64,7 +64,7 @@ export class RateLimitStateDto {
     required: false,
     description:
       'The routes of this method × group whose requests take more than one slot of the bucket; absent when every ' +
-      'route takes one (all routes of the source\'s table)',
+      "route takes one (all routes of the source's table)",
   })
   costs?: RouteCostDto[];
 }
