@@ -126,9 +126,9 @@ describe('RateLimitGuard with an operator quota (memory storage, injected clock)
     const { guard, counters } = quotaed([{ limit: 5 }, { per: 'day', limit: 50 }]);
     const calls: string[] = [];
     const storage = counters as MemoryRateLimitStorage;
-    const increment = storage.increment.bind(storage);
+    const admit = storage.admit.bind(storage);
     const hitWindow = storage.hitWindow.bind(storage);
-    storage.increment = (...args) => (calls.push('bucket'), increment(...args));
+    storage.admit = (...args) => (calls.push('bucket'), admit(...args));
     storage.hitWindow = (...args) => (calls.push('quota'), hitWindow(...args));
     const { context } = request();
     const decided = guard.canActivate(context);
