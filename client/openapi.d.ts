@@ -44,7 +44,7 @@ export interface paths {
          *
          *     - **400**: error_login_ticket_invalid: the login_ticket is unknown, used or expired (60 seconds)
          *     - **401**: error_invalid_credentials; error_otp_required (TOTP on, no code sent); error_otp_invalid (wrong or used code)
-         *     - **403**: error_company_not_member; error_sso_required
+         *     - **403**: error_company_not_member; error_sso_required; error_ip_not_allowed
          *     - **429**: Ten failed logins for this e-mail within 15 minutes (body in the object form)
          */
         post: operations["authenticateFinish"];
@@ -71,7 +71,7 @@ export interface paths {
          *
          *     - **400**: error_jwt_blacklisted (the session has ended), error_session_max_age (more than 30 days since login), error_jwt_expired (the token of this refresh token has expired)
          *     - **401**: error_refresh_token_invalid
-         *     - **403**: error_sso_required; error_login_method_not_accepted
+         *     - **403**: error_sso_required; error_login_method_not_accepted; error_ip_not_allowed
          */
         post: operations["refreshToken"];
         delete?: never;
@@ -215,7 +215,7 @@ export interface paths {
          *
          *     **About its error answers**
          *
-         *     - **403**: error_company_not_member; error_sso_required; error_login_method_not_accepted
+         *     - **403**: error_company_not_member; error_sso_required; error_login_method_not_accepted; error_ip_not_allowed
          *     - **429**: More than 10 switches within 60 seconds by this employee (body in the object form)
          */
         post: operations["changeWorkingCompany"];
@@ -441,7 +441,7 @@ export interface paths {
          * @description **About its error answers**
          *
          *     - **400**: error_login_ticket_invalid (also from another browser than the one that started the sign-in)
-         *     - **403**: error_company_not_member
+         *     - **403**: error_company_not_member; error_ip_not_allowed
          */
         post: operations["exchange"];
         delete?: never;
@@ -585,7 +585,7 @@ export interface paths {
          *
          *     - **400**: error_invitation_invalid: unknown, used, expired or revoked code, or a code for another e-mail
          *     - **401**: error_invalid_credentials; error_otp_required; error_otp_invalid (an existing account)
-         *     - **403**: error_sso_required: the company signs in through its provider only
+         *     - **403**: error_sso_required: the company signs in through its provider only; error_ip_not_allowed: not from this address (the company's ip_allowlist)
          *     - **429**: Ten failed logins for this e-mail within 15 minutes (body in the object form)
          */
         post: operations["accept"];
@@ -998,6 +998,31 @@ export interface paths {
          *     - **429**: Ten failed logins for this e-mail within 15 minutes (body in the object form)
          */
         post: operations["reauthenticate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/company/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The current company's policy (second factor, session length, idle time-out, networks) */
+        get: operations["getCompanyPolicy"];
+        /**
+         * Replace the company's policy: it applies on every instance at once; sessions it refuses end
+         * @description **About its error answers**
+         *
+         *     - **400**: error_validation: a value out of range, an entry that is no CIDR, or a list without the caller's address
+         *     - **401**: error_reauthentication_required (step-up): a login token whose session last proved its person (login or POST /v1/users/me/reauthenticate) more than 15 minutes ago is refused; reauthenticate, then retry. API keys are not asked.
+         *     - **403**: This operation needs a login token (JWT), not an API key with the permission `*`.
+         */
+        put: operations["putCompanyPolicy"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2245,6 +2270,31 @@ export interface components {
             /** @description A passkey: the browser's assertion (startAuthentication's answer) to that challenge */
             response?: Record<string, never>;
         };
+        CompanyPolicyDto: {
+            /**
+             * @description A password login also needs TOTP (or is made with a passkey; SSO counts). A member without a second factor gets a session restricted to enrolling one.
+             * @example false
+             */
+            mfa_required: boolean;
+            /**
+             * @description Tokens expire at 23:59:59 Vietnam time this many days after the day they were issued (14: the source's)
+             * @example 14
+             */
+            session_days: number;
+            /**
+             * @description A session unused this many minutes ends; null: never
+             * @example null
+             */
+            idle_timeout_minutes: number | null;
+            /**
+             * @description CIDRs (IPv4 and IPv6) the company's logins and credentials are accepted from; empty: anywhere. Saved normalised (network address / prefix); a list must hold the caller's own address.
+             * @example [
+             *       "203.0.113.0/24",
+             *       "2001:db8::/32"
+             *     ]
+             */
+            ip_allowlist: string[];
+        };
         CreateApiKeyDto: {
             /** @example warehouse sync */
             name: string;
@@ -2589,7 +2639,7 @@ export interface components {
              */
             occurred_at: string;
             /** @enum {string} */
-            type: "login.succeeded" | "login.failed" | "token.refreshed" | "session.refresh_reuse" | "session.logged_out" | "session.revoked" | "session.reauthenticated" | "company.switched" | "apikey.created" | "apikey.revoked" | "permissions.changed" | "membership.added" | "membership.removed" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "employee.created" | "password.changed" | "password.reset_issued" | "password.reset" | "mfa.enabled" | "mfa.disabled" | "passkey.added" | "passkey.removed" | "ratelimit.override_set" | "ratelimit.override_removed" | "sso.connection_changed";
+            type: "login.succeeded" | "login.failed" | "token.refreshed" | "session.refresh_reuse" | "session.logged_out" | "session.revoked" | "session.reauthenticated" | "company.switched" | "apikey.created" | "apikey.revoked" | "permissions.changed" | "membership.added" | "membership.removed" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "employee.created" | "password.changed" | "password.reset_issued" | "password.reset" | "mfa.enabled" | "mfa.disabled" | "passkey.added" | "passkey.removed" | "ratelimit.override_set" | "ratelimit.override_removed" | "sso.connection_changed" | "company.policy_changed";
             company_id: number;
             actor: components["schemas"]["AuditActorDto"];
             /** @description Whom or what it was done to, when not the actor; null otherwise */
@@ -2824,9 +2874,9 @@ export interface components {
             /** @description One human sentence */
             message: string;
         };
-        "Error403.company_not_member.sso_required": {
+        "Error403.company_not_member.ip_not_allowed.sso_required": {
             /** @description Exactly one error code */
-            error: ("error_company_not_member" | "error_sso_required")[];
+            error: ("error_company_not_member" | "error_ip_not_allowed" | "error_sso_required")[];
             /** @description One human sentence */
             message: string;
         };
@@ -2852,9 +2902,9 @@ export interface components {
             /** @description One human sentence */
             message: string;
         };
-        "Error403.login_method_not_accepted.sso_required": {
+        "Error403.ip_not_allowed.login_method_not_accepted.sso_required": {
             /** @description Exactly one error code */
-            error: ("error_login_method_not_accepted" | "error_sso_required")[];
+            error: ("error_ip_not_allowed" | "error_login_method_not_accepted" | "error_sso_required")[];
             /** @description One human sentence */
             message: string;
         };
@@ -2880,9 +2930,9 @@ export interface components {
             /** @description One human sentence */
             message: string;
         };
-        "Error403.permission_denied": {
+        "Error403.ip_not_allowed.permission_denied": {
             /** @description Exactly one error code */
-            error: "error_permission_denied"[];
+            error: ("error_ip_not_allowed" | "error_permission_denied")[];
             /** @description One human sentence */
             message: string;
         };
@@ -2892,9 +2942,9 @@ export interface components {
             /** @description One human sentence */
             message: string;
         };
-        "Error403.company_not_member.login_method_not_accepted.permission_denied.sso_required": {
+        "Error403.company_not_member.ip_not_allowed.login_method_not_accepted.permission_denied.sso_required": {
             /** @description Exactly one error code */
-            error: ("error_company_not_member" | "error_login_method_not_accepted" | "error_permission_denied" | "error_sso_required")[];
+            error: ("error_company_not_member" | "error_ip_not_allowed" | "error_login_method_not_accepted" | "error_permission_denied" | "error_sso_required")[];
             /** @description One human sentence */
             message: string;
         };
@@ -2916,9 +2966,15 @@ export interface components {
             /** @description One human sentence */
             message: string;
         };
-        "Error403.company_not_member": {
+        "Error403.company_not_member.ip_not_allowed": {
             /** @description Exactly one error code */
-            error: "error_company_not_member"[];
+            error: ("error_company_not_member" | "error_ip_not_allowed")[];
+            /** @description One human sentence */
+            message: string;
+        };
+        "Error403.ip_not_allowed": {
+            /** @description Exactly one error code */
+            error: "error_ip_not_allowed"[];
             /** @description One human sentence */
             message: string;
         };
@@ -2938,9 +2994,9 @@ export interface components {
                 message: string;
             }[];
         };
-        "Error403.sso_required": {
+        "Error403.ip_not_allowed.sso_required": {
             /** @description Exactly one error code */
-            error: "error_sso_required"[];
+            error: ("error_ip_not_allowed" | "error_sso_required")[];
             /** @description One human sentence */
             message: string;
         };
@@ -3188,9 +3244,10 @@ export interface components {
         };
         /**
          * @description - `error_company_not_member`: company_id is not one of the account's companies
+         *     - `error_ip_not_allowed`: the company accepts its credentials from other client addresses only (its policy's `ip_allowlist`): a login into it, a refresh or switch into it, or a request with its credentials
          *     - `error_sso_required`: the company signs its staff in through its identity provider only: a password or passkey login, an invitation acceptance or a switch into it from a session that did not sign in there
          */
-        "403.company_not_member.sso_required": {
+        "403.company_not_member.ip_not_allowed.sso_required": {
             headers: {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
@@ -3201,7 +3258,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error403.company_not_member.sso_required"];
+                "application/json": components["schemas"]["Error403.company_not_member.ip_not_allowed.sso_required"];
             };
         };
         /**
@@ -3244,10 +3301,11 @@ export interface components {
             };
         };
         /**
-         * @description - `error_login_method_not_accepted`: the session was proven through another company's identity provider, which this company does not trust: a switch into it, or a refresh in it; log in to that company directly
+         * @description - `error_ip_not_allowed`: the company accepts its credentials from other client addresses only (its policy's `ip_allowlist`): a login into it, a refresh or switch into it, or a request with its credentials
+         *     - `error_login_method_not_accepted`: the session was proven through another company's identity provider, which this company does not trust: a switch into it, or a refresh in it; log in to that company directly
          *     - `error_sso_required`: the company signs its staff in through its identity provider only: a password or passkey login, an invitation acceptance or a switch into it from a session that did not sign in there
          */
-        "403.login_method_not_accepted.sso_required": {
+        "403.ip_not_allowed.login_method_not_accepted.sso_required": {
             headers: {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
@@ -3258,7 +3316,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error403.login_method_not_accepted.sso_required"];
+                "application/json": components["schemas"]["Error403.ip_not_allowed.login_method_not_accepted.sso_required"];
             };
         };
         /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
@@ -3316,8 +3374,11 @@ export interface components {
                 "application/json": components["schemas"]["Error401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
             };
         };
-        /** @description - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation */
-        "403.permission_denied": {
+        /**
+         * @description - `error_ip_not_allowed`: the company accepts its credentials from other client addresses only (its policy's `ip_allowlist`): a login into it, a refresh or switch into it, or a request with its credentials
+         *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
+         */
+        "403.ip_not_allowed.permission_denied": {
             headers: {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
@@ -3328,7 +3389,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error403.permission_denied"];
+                "application/json": components["schemas"]["Error403.ip_not_allowed.permission_denied"];
             };
         };
         /**
@@ -3447,11 +3508,12 @@ export interface components {
         };
         /**
          * @description - `error_company_not_member`: company_id is not one of the account's companies
+         *     - `error_ip_not_allowed`: the company accepts its credentials from other client addresses only (its policy's `ip_allowlist`): a login into it, a refresh or switch into it, or a request with its credentials
          *     - `error_login_method_not_accepted`: the session was proven through another company's identity provider, which this company does not trust: a switch into it, or a refresh in it; log in to that company directly
          *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
          *     - `error_sso_required`: the company signs its staff in through its identity provider only: a password or passkey login, an invitation acceptance or a switch into it from a session that did not sign in there
          */
-        "403.company_not_member.login_method_not_accepted.permission_denied.sso_required": {
+        "403.company_not_member.ip_not_allowed.login_method_not_accepted.permission_denied.sso_required": {
             headers: {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
@@ -3462,7 +3524,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error403.company_not_member.login_method_not_accepted.permission_denied.sso_required"];
+                "application/json": components["schemas"]["Error403.company_not_member.ip_not_allowed.login_method_not_accepted.permission_denied.sso_required"];
             };
         };
         /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
@@ -3549,8 +3611,11 @@ export interface components {
                 "application/json": components["schemas"]["Error401.jwt_query_not_allowed"];
             };
         };
-        /** @description - `error_company_not_member`: company_id is not one of the account's companies */
-        "403.company_not_member": {
+        /**
+         * @description - `error_company_not_member`: company_id is not one of the account's companies
+         *     - `error_ip_not_allowed`: the company accepts its credentials from other client addresses only (its policy's `ip_allowlist`): a login into it, a refresh or switch into it, or a request with its credentials
+         */
+        "403.company_not_member.ip_not_allowed": {
             headers: {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
@@ -3561,7 +3626,22 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error403.company_not_member"];
+                "application/json": components["schemas"]["Error403.company_not_member.ip_not_allowed"];
+            };
+        };
+        /** @description - `error_ip_not_allowed`: the company accepts its credentials from other client addresses only (its policy's `ip_allowlist`): a login into it, a refresh or switch into it, or a request with its credentials */
+        "403.ip_not_allowed": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error403.ip_not_allowed"];
             };
         };
         /**
@@ -3583,8 +3663,11 @@ export interface components {
                 "application/json": components["schemas"]["Error400.bad_request.invitation_invalid.validation"];
             };
         };
-        /** @description - `error_sso_required`: the company signs its staff in through its identity provider only: a password or passkey login, an invitation acceptance or a switch into it from a session that did not sign in there */
-        "403.sso_required": {
+        /**
+         * @description - `error_ip_not_allowed`: the company accepts its credentials from other client addresses only (its policy's `ip_allowlist`): a login into it, a refresh or switch into it, or a request with its credentials
+         *     - `error_sso_required`: the company signs its staff in through its identity provider only: a password or passkey login, an invitation acceptance or a switch into it from a session that did not sign in there
+         */
+        "403.ip_not_allowed.sso_required": {
             headers: {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
@@ -3595,7 +3678,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error403.sso_required"];
+                "application/json": components["schemas"]["Error403.ip_not_allowed.sso_required"];
             };
         };
         /**
@@ -3826,7 +3909,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.login_ticket_invalid.validation"];
             401: components["responses"]["401.invalid_credentials.jwt_query_not_allowed.otp_invalid.otp_required"];
-            403: components["responses"]["403.company_not_member.sso_required"];
+            403: components["responses"]["403.company_not_member.ip_not_allowed.sso_required"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -3867,7 +3950,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.session_max_age.validation"];
             401: components["responses"]["401.jwt_query_not_allowed.refresh_token_invalid"];
-            403: components["responses"]["403.login_method_not_accepted.sso_required"];
+            403: components["responses"]["403.ip_not_allowed.login_method_not_accepted.sso_required"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -3900,7 +3983,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -4126,7 +4209,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.company_not_member.login_method_not_accepted.permission_denied.sso_required"];
+            403: components["responses"]["403.company_not_member.ip_not_allowed.login_method_not_accepted.permission_denied.sso_required"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -4161,7 +4244,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -4194,7 +4277,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -4227,7 +4310,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -4270,7 +4353,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -4305,7 +4388,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             404: components["responses"]["404.not_found"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
@@ -4343,7 +4426,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             409: components["responses"]["409.conflict"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -4377,7 +4460,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -4414,7 +4497,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -4530,7 +4613,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.login_ticket_invalid.validation"];
             401: components["responses"]["401.jwt_query_not_allowed"];
-            403: components["responses"]["403.company_not_member"];
+            403: components["responses"]["403.company_not_member.ip_not_allowed"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -4602,6 +4685,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            403: components["responses"]["403.ip_not_allowed"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -4634,7 +4718,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -4670,7 +4754,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -4709,7 +4793,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -4745,7 +4829,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -4787,7 +4871,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.invitation_invalid.validation"];
             401: components["responses"]["401.invalid_credentials.jwt_query_not_allowed.otp_invalid.otp_required"];
-            403: components["responses"]["403.sso_required"];
+            403: components["responses"]["403.ip_not_allowed.sso_required"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -4822,6 +4906,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            403: components["responses"]["403.ip_not_allowed"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -4861,7 +4946,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -4898,7 +4983,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             409: components["responses"]["409.conflict"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -4941,7 +5026,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -4979,7 +5064,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -5020,7 +5105,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -5058,7 +5143,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -5097,7 +5182,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -5175,7 +5260,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -5213,7 +5298,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -5251,7 +5336,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid.reauthentication_required"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -5288,7 +5373,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -5323,7 +5408,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -5360,7 +5445,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.login_ticket_invalid.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -5395,7 +5480,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -5508,11 +5593,84 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.login_ticket_invalid.validation"];
             401: components["responses"]["401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid.otp_required"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
             429: components["responses"]["429.rate_limit_exceed.account-too-many-failed-logins-for-this-e-mail-try-again-later"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    getCompanyPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanyPolicyDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            403: components["responses"]["403.ip_not_allowed"];
+            414: components["responses"]["414.uri_too_long"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    putCompanyPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompanyPolicyDto"];
+            };
+        };
+        responses: {
+            /** @description The policy as saved (CIDRs normalised) */
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanyPolicyDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -5550,7 +5708,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -5589,7 +5747,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -5624,7 +5782,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -5663,7 +5821,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -5701,7 +5859,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -5741,7 +5899,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -5779,7 +5937,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             404: components["responses"]["404.not_found"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
@@ -5814,7 +5972,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -5863,7 +6021,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             404: components["responses"]["404.not_found"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
@@ -5902,7 +6060,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -5939,7 +6097,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             409: components["responses"]["409.conflict"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -5978,7 +6136,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             404: components["responses"]["404.not_found"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
@@ -6019,7 +6177,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             404: components["responses"]["404.not_found"];
             409: components["responses"]["409.conflict"];
             413: components["responses"]["413.payload_too_large"];
@@ -6057,7 +6215,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -6100,7 +6258,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             404: components["responses"]["404.not_found"];
             409: components["responses"]["409.conflict"];
             413: components["responses"]["413.payload_too_large"];
@@ -6142,7 +6300,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -6179,7 +6337,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -6217,7 +6375,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             404: components["responses"]["404.not_found"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
@@ -6258,7 +6416,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -6297,7 +6455,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -6334,7 +6492,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -6372,7 +6530,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             404: components["responses"]["404.not_found"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
@@ -6412,7 +6570,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             404: components["responses"]["404.not_found"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
@@ -6453,7 +6611,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -6468,7 +6626,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only events of these types; repeat the parameter for several (`?type=a&type=b`) */
-                type?: ("login.succeeded" | "login.failed" | "token.refreshed" | "session.refresh_reuse" | "session.logged_out" | "session.revoked" | "session.reauthenticated" | "company.switched" | "apikey.created" | "apikey.revoked" | "permissions.changed" | "membership.added" | "membership.removed" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "employee.created" | "password.changed" | "password.reset_issued" | "password.reset" | "mfa.enabled" | "mfa.disabled" | "passkey.added" | "passkey.removed" | "ratelimit.override_set" | "ratelimit.override_removed" | "sso.connection_changed")[];
+                type?: ("login.succeeded" | "login.failed" | "token.refreshed" | "session.refresh_reuse" | "session.logged_out" | "session.revoked" | "session.reauthenticated" | "company.switched" | "apikey.created" | "apikey.revoked" | "permissions.changed" | "membership.added" | "membership.removed" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "employee.created" | "password.changed" | "password.reset_issued" | "password.reset" | "mfa.enabled" | "mfa.disabled" | "passkey.added" | "passkey.removed" | "ratelimit.override_set" | "ratelimit.override_removed" | "sso.connection_changed" | "company.policy_changed")[];
                 /** @description Only events done by this actor. An employee id (integer), or an API key or session id (UUID), as in `actor.id` / `subject.id` */
                 actor_id?: string;
                 /** @description Only events done to this subject. An employee id (integer), or an API key or session id (UUID), as in `actor.id` / `subject.id` */
@@ -6504,7 +6662,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -6540,7 +6698,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -6579,7 +6737,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -6614,7 +6772,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -6653,7 +6811,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -6692,7 +6850,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -6727,7 +6885,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -6768,7 +6926,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.permission_denied"];
             404: components["responses"]["404.not_found"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];

@@ -3,6 +3,7 @@ import { AuditEvent } from './audit/recorder/audit-event.entity';
 import { LoginSession } from './identity/sessions/login-session.entity';
 import { IssuedToken } from './identity/sessions/issued-token.entity';
 import { Company } from './accounts/company/company.entity';
+import { CompanyPolicy } from './accounts/company-policy/company-policy.entity';
 import { Employee } from './accounts/employee/employee.entity';
 import { Membership } from './accounts/membership/membership.entity';
 import { LoginTicket } from './identity/passkeys/login-ticket.entity';
@@ -36,6 +37,7 @@ const CORE_ENTITIES = [
   Passkey,
   WebauthnChallenge,
   LoginTicket,
+  CompanyPolicy,
 ];
 
 /** The schema: the core modules' entities and the migrations, then what each module of src/features.ts declares. */

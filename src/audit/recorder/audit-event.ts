@@ -31,6 +31,7 @@ export const AUDIT_EVENT_TYPES = [
   'ratelimit.override_set',
   'ratelimit.override_removed',
   'sso.connection_changed',
+  'company.policy_changed',
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];

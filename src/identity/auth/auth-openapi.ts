@@ -27,6 +27,8 @@ export function authAnswers(rule: AuthRule | undefined): AuthAnswers {
   if (!rule) return { codes: [...codes, ErrorCode.PermissionDenied], public: false };
   if (rule.public) return { codes, public: true };
   codes.push(ErrorCode.JwtIsRequired, ErrorCode.JwtHashNotFound, ErrorCode.JwtBlacklisted, ErrorCode.JwtExpired);
+  // The company's policy may accept its credentials from some client addresses only (any protected route).
+  codes.push(ErrorCode.IpNotAllowed);
   if (rule.stepUp) codes.push(ErrorCode.ReauthenticationRequired);
   const unauthorized = rule.stepUp ? STEP_UP_NOTE : undefined;
   if (!rule.permission && !rule.jwtOnly && !rule.apiKeyOnly) return { codes, public: false, unauthorized };

@@ -6,6 +6,7 @@ import { ErrorCode } from '../../platform/common/errors/error-codes';
 import { type PlanPart, RoutePlans } from '../../platform/common/http/route-plan';
 import { grants } from '../../access/permissions/permission';
 import { type AuthRule, AuthRuleMetadata, STEP_UP_WINDOW_MS } from '../../access/rules/auth.decorator';
+import { ipNotAllowed } from '../../accounts/company-policy/policy-errors';
 import { missingHint, notFoundHint } from './credential-hints';
 import { CredentialService } from './credentials/credential.service';
 import type { CredentialVerdict, Principal } from '../../access/rules/principal';
@@ -81,6 +82,9 @@ export class AuthGuard implements CanActivate {
   ): boolean | Promise<boolean> {
     if (verdict.status !== 'valid') throw REFUSALS[verdict.status](request.headers.authorization);
     const { principal } = verdict;
+    // The company's policy, as the cached credential carries it: no query, and nothing at all without one.
+    const policy = principal.policy;
+    if (policy !== undefined && policy.allows !== null && !policy.allows(request.ip)) throw ipNotAllowed();
     // Here, where the credential is used, and not where the rate limiter asks about it (that must cost no I/O).
     this.credentials.recordUse(principal);
     if (rule.jwtOnly && principal.kind !== 'jwt') {

@@ -10,7 +10,9 @@ export type SessionEndReason =
   | 'password_reset'
   | 'mfa_enabled'
   | 'backchannel_logout'
-  | 'sso_enforced';
+  | 'sso_enforced'
+  | 'ip_not_allowed'
+  | 'idle';
 
 /** How the person signed in: docs/contract.md, sessions list `method`. */
 export type LoginMethod = 'password' | 'sso' | 'passkey';

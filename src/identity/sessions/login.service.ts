@@ -14,6 +14,7 @@ import { employeeById } from '../../accounts/employee/employee-records';
 import { MembershipService } from '../../accounts/membership/membership.service';
 import { takeLoginTicket } from '../passkeys/login-tickets';
 import { type LoginResult, toLoginResult } from './login-result';
+import { assertAddressAllowed } from './company-policy-gate';
 import { LoginPolicy } from './login-policy';
 import type { LoginMethod, LoginSession } from './login-session.entity';
 import { SessionStore } from './session-store';
@@ -132,6 +133,8 @@ export class LoginService {
     provider: { issuer: string; sub: string; sid: string | null } | null = null,
   ): Promise<LoginResult> {
     const now = this.clock.now();
+    const policy = await this.store.policy(manager, companyId);
+    assertAddressAllowed(policy, client.ip);
     const company = await this.store.company(manager, companyId);
     const session: LoginSession = {
       id: randomUUID(),
@@ -150,7 +153,7 @@ export class LoginService {
       endReason: null,
     };
     await this.store.insertSession(manager, session);
-    const pair = await this.issuer.issue(manager, session, companyId, now);
+    const pair = await this.issuer.issue(manager, session, companyId, now, policy.session_days);
     await this.audit.record(manager, {
       type: 'login.succeeded',
       companyId,

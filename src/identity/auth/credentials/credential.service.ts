@@ -12,6 +12,7 @@ import { CredentialStrategies } from './credential-strategies';
 import { type CachedCredential, CredentialCache } from './credential-cache';
 import type { CredentialVerdict, Principal } from '../../../access/rules/principal';
 import { type RevocationNotice, RevocationBus } from '../../../platform/revocation/revocation-bus';
+import { evictedBy } from './evicted-by';
 import { sha256Hex } from './sha256';
 import { UsageRecorder } from './usage-recorder';
 
@@ -211,27 +212,11 @@ export class CredentialService implements RateLimitCredentials {
   }
 
   private forget(notice: RevocationNotice): void {
-    // Overrides and stream changes travel on the same bus; they change no credential.
-    if (notice.type === 'rate_limit_overrides' || notice.type === 'event_streams') return;
+    const matches = evictedBy(notice);
+    if (matches === null) return;
     this.epoch++;
     this.inFlight.clear();
-    switch (notice.type) {
-      case 'session':
-        this.cache.evictWhere((p) => p.sessionId === notice.sessionId);
-        break;
-      case 'token':
-        this.cache.evictWhere((p) => p.kind === 'jwt' && p.credentialId === notice.tokenId);
-        break;
-      case 'api_key':
-        this.cache.evictWhere((p) => p.kind === 'api_key' && p.credentialId === notice.keyId);
-        break;
-      case 'membership':
-        this.cache.evictWhere((p) => p.employeeId === notice.employeeId && p.companyId === notice.companyId);
-        break;
-      case 'employee':
-        this.cache.evictWhere((p) => p.employeeId === notice.employeeId);
-        break;
-    }
+    this.cache.evictWhere(matches);
   }
 }
 

@@ -170,6 +170,13 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorCodeEntry> = {
     when: 'unknown, used or expired `login_ticket`, `sso_code` or passkey `challenge_id`',
     example: 'The login ticket is unknown, used or expired; start the login again.',
   },
+  [ErrorCode.IpNotAllowed]: {
+    status: 403,
+    when:
+      "the company accepts its credentials from other client addresses only (its policy's `ip_allowlist`): a " +
+      'login into it, a refresh or switch into it, or a request with its credentials',
+    example: 'This company accepts its credentials only from its own networks.',
+  },
   [ErrorCode.RateLimitExceed]: {
     status: 429,
     when: 'a rate limit is reached: wait Retry-After seconds',

@@ -11,6 +11,7 @@ import { CreateEventStreams1795553400000 } from './1795553400000-CreateEventStre
 import { ProveSsoEmailDomains1795553500000 } from './1795553500000-ProveSsoEmailDomains';
 import { BindSsoFlowsToBrowsers1795553700000 } from './1795553700000-BindSsoFlowsToBrowsers';
 import { CapScimTokens1795553800000 } from './1795553800000-CapScimTokens';
+import { CreateCompanyPolicy1795553900000 } from './1795553900000-CreateCompanyPolicy';
 
 /**
  * Listed explicitly (not globbed) so the compiled app, ts-jest and the TypeORM CLI all see the same set; one per
@@ -30,4 +31,5 @@ export const MIGRATIONS = [
   ProveSsoEmailDomains1795553500000,
   BindSsoFlowsToBrowsers1795553700000,
   CapScimTokens1795553800000,
+  CreateCompanyPolicy1795553900000,
 ];
