@@ -1,3 +1,4 @@
+import { CLI_COMMANDS } from '../src/operations/cli/cli-commands';
 import { auditRows } from './support/audit-rows';
 import { expectError, expectInvalid } from './support/expectations';
 import { type Account, createAccount, createCompanies, type LoginBody } from './support/fixtures';
@@ -212,6 +213,33 @@ describe('company policy', () => {
         'error_ip_not_allowed',
       );
       await from('203.0.113.3').post('/v1/users/refreshtoken', { refresh_token: inside.refresh_token }).expect(200);
+    });
+
+    it('policy:reset (the operator CLI) opens the company to every address again, on the cached credentials too', async () => {
+      expectError(await from('192.0.2.9', ownerJwt).get('/v1/users/me'), 403, 'error_ip_not_allowed');
+      const reset = CLI_COMMANDS['policy:reset']!;
+      await expect(reset.run(t.app, { company: String(acme.id) })).resolves.toEqual({
+        company_id: acme.id,
+        reset: true,
+        policy: DEFAULTS,
+      });
+      await from('192.0.2.9', ownerJwt).get('/v1/users/me').expect(200);
+      await loggedIn('192.0.2.9', member);
+      expect((await from('192.0.2.9', ownerJwt).get('/v1/company/policy')).body).toEqual(DEFAULTS);
+      const events = await auditRows(t, acme.id, 'company.policy_changed');
+      expect(events.at(-1)).toMatchObject({
+        actor_kind: 'operator',
+        details: {
+          changed: {
+            session_days: { from: 7, to: 14 },
+            ip_allowlist: { from: ['203.0.113.0/24', '2001:db8::/32', `${OWNER_IP}/32`, '192.0.2.128/25'], to: [] },
+          },
+        },
+      });
+      // Nothing left to reset: said so, nothing recorded; an unknown company is refused.
+      await expect(reset.run(t.app, { company: String(acme.id) })).resolves.toMatchObject({ reset: false });
+      expect(await auditRows(t, acme.id, 'company.policy_changed')).toHaveLength(events.length);
+      await expect(reset.run(t.app, { company: '987654' })).rejects.toThrow(/company 987654/);
     });
   });
 

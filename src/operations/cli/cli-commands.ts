@@ -8,6 +8,7 @@ import { parseGrants } from '../../access/permissions/permission';
 import { OperatorActionsService } from './operator-actions.service';
 import { listCompanies, listEmployees, listSessions } from './operator-lists';
 import { type CliCommand, positiveInteger, timeFlag, UsageError } from './cli-command';
+import { POLICY_COMMANDS } from './policy-commands';
 import { RATE_LIMIT_COMMANDS } from './rate-limit-commands';
 
 export { type CliCommand, type FlagSpec, UsageError } from './cli-command';
@@ -144,4 +145,5 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
     run: (app, flags) => listSessions(app, flags.email),
   },
   ...RATE_LIMIT_COMMANDS,
+  ...POLICY_COMMANDS,
 };
