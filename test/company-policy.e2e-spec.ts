@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import { CLI_COMMANDS } from '../src/operations/cli/cli-commands';
 import { auditRows } from './support/audit-rows';
 import { expectError, expectInvalid } from './support/expectations';
@@ -279,6 +280,63 @@ describe('company policy', () => {
       const renewed = await from(OWNER_IP).post('/v1/users/refreshtoken', { refresh_token: session.refresh_token });
       expect(renewed.status).toBe(200);
       expect(renewed.body.expires_at).toBe('2026-12-07T23:59:59+07:00');
+    });
+  });
+
+  describe('idle_timeout_minutes', () => {
+    let idle: { id: number };
+    let person: Account;
+    const MINUTE = 60_000;
+    const storedUse = async (sessionId: string, atMs: number) => {
+      for (let tries = 0; tries < 100; tries++) {
+        const [row] = await t.app
+          .get(DataSource)
+          .query('SELECT last_used_at FROM login_session WHERE id = $1', [sessionId]);
+        if (new Date(row.last_used_at).getTime() === atMs) return;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      throw new Error('the use was never recorded');
+    };
+
+    beforeAll(async () => {
+      [idle] = await createCompanies(t, 'Policy Idle');
+      person = await createAccount(t, [idle.id], ['*']);
+    });
+
+    it('ends a session unused that long (error_jwt_blacklisted, session.revoked "idle"); each use restarts it', async () => {
+      clock.set('2026-12-10T03:00:00Z');
+      const admin = await loggedIn(OWNER_IP, person, idle.id);
+      await from(OWNER_IP, admin.jwt)
+        .put('/v1/company/policy', policy({ idle_timeout_minutes: 15 }))
+        .expect(200);
+      const session = await loggedIn(OWNER_IP, person, idle.id);
+      for (let step = 0; step < 3; step++) {
+        clock.advance(14 * MINUTE);
+        await from(OWNER_IP, session.jwt).get('/v1/users/me').expect(200);
+        // The use is written off the request's path; the next look-up (the cache's 30 s are long past) reads it.
+        await storedUse(session.session_id, clock.nowMs());
+      }
+      clock.advance(15 * MINUTE);
+      const res = await from(OWNER_IP, session.jwt).get('/v1/users/me');
+      expectError(res, 400, 'error_jwt_blacklisted');
+      expectError(await from(OWNER_IP, session.jwt).get('/v1/users/me'), 400, 'error_jwt_blacklisted');
+      expectError(
+        await from(OWNER_IP).post('/v1/users/refreshtoken', { refresh_token: session.refresh_token }),
+        400,
+        'error_jwt_blacklisted',
+      );
+      const revoked = (await auditRows(t, idle.id, 'session.revoked')).filter((row) => row.details.reason === 'idle');
+      // The admin's session, unused for 57 minutes meanwhile, ends at its next use (below), not before.
+      expect(revoked.map((row) => row.subject_id)).toEqual([session.session_id]);
+      expectError(await from(OWNER_IP, admin.jwt).get('/v1/users/me'), 400, 'error_jwt_blacklisted');
+    });
+
+    it('a session read fresh from the database is judged by its stored last use', async () => {
+      clock.set('2026-12-11T03:00:00Z');
+      const session = await loggedIn(OWNER_IP, person, idle.id);
+      // Past the credential cache's freshness: the next request looks the token up again.
+      clock.advance(16 * MINUTE);
+      expectError(await from(OWNER_IP, session.jwt).get('/v1/users/me'), 400, 'error_jwt_blacklisted');
     });
   });
 });

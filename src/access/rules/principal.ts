@@ -20,6 +20,11 @@ export interface Principal {
    * anything in it applies to requests; absent for a company on the defaults.
    */
   policy?: CredentialPolicy;
+  /**
+   * A login token under an idle time-out: when its session was last used (read with the credential, then moved
+   * by each request this instance admits). Absent otherwise.
+   */
+  lastUsedMs?: number;
 }
 
 /** What a request's checks need of the company's policy (docs/contract.md "Company policies and roles"). */

@@ -6,6 +6,7 @@ import { ErrorCode } from '../../platform/common/errors/error-codes';
 import { type PlanPart, RoutePlans } from '../../platform/common/http/route-plan';
 import { grants } from '../../access/permissions/permission';
 import { type AuthRule, AuthRuleMetadata, STEP_UP_WINDOW_MS } from '../../access/rules/auth.decorator';
+import { clientOf } from '../../platform/common/http/client-info';
 import { ipNotAllowed } from '../../accounts/company-policy/policy-errors';
 import { missingHint, notFoundHint } from './credential-hints';
 import { CredentialService } from './credentials/credential.service';
@@ -84,7 +85,14 @@ export class AuthGuard implements CanActivate {
     const { principal } = verdict;
     // The company's policy, as the cached credential carries it: no query, and nothing at all without one.
     const policy = principal.policy;
-    if (policy !== undefined && policy.allows !== null && !policy.allows(request.ip)) throw ipNotAllowed();
+    if (policy !== undefined) {
+      if (policy.allows !== null && !policy.allows(request.ip)) throw ipNotAllowed();
+      if (principal.lastUsedMs !== undefined && policy.idleMs !== null) {
+        const nowMs = this.clock.nowMs();
+        if (nowMs - principal.lastUsedMs >= policy.idleMs) return this.endIdle(principal, request);
+        principal.lastUsedMs = nowMs;
+      }
+    }
     // Here, where the credential is used, and not where the rate limiter asks about it (that must cost no I/O).
     this.credentials.recordUse(principal);
     if (rule.jwtOnly && principal.kind !== 'jwt') {
@@ -99,6 +107,12 @@ export class AuthGuard implements CanActivate {
     request.principal = principal;
     // Only step-up routes read the proof, and only for a login token: an API key has no person to ask.
     return rule.stepUp && principal.kind === 'jwt' ? this.requireFreshProof(principal) : true;
+  }
+
+  /** docs/contract.md: a session unused for its company's idle time-out ends (answered as revoked). */
+  private async endIdle(principal: Principal, request: FastifyRequest): Promise<never> {
+    await this.credentials.endIdle(principal, clientOf(request));
+    throw REFUSALS.blacklisted();
   }
 
   /** Read at each use, not cached with the credential: a reauthentication on any instance counts at once. */

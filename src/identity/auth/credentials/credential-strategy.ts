@@ -1,5 +1,6 @@
 import { DiscoveryService } from '@nestjs/core';
 import type { Principal } from '../../../access/rules/principal';
+import type { ClientInfo } from '../../../platform/common/http/client-info';
 import {
   type CompanyPolicyJson,
   companyPolicyColumn,
@@ -39,6 +40,11 @@ export interface CredentialStrategy {
    * a reauthentication on another instance counts at once); `null` when unknown. Kinds without a person omit it.
    */
   provenAt?(principal: Principal): Promise<Date | null>;
+  /**
+   * Ends the principal's session for having been unused longer than its company's idle time-out (kinds with
+   * sessions only); whether this call ended it (false: it had ended already).
+   */
+  endIdle?(principal: Principal, client: ClientInfo, at: Date): Promise<boolean>;
 }
 
 /**

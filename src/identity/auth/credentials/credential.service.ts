@@ -15,6 +15,7 @@ import { type RevocationNotice, RevocationBus } from '../../../platform/revocati
 import { evictedBy } from './evicted-by';
 import { sha256Hex } from './sha256';
 import { UsageRecorder } from './usage-recorder';
+import type { ClientInfo } from '../../../platform/common/http/client-info';
 
 export { sha256Hex } from './sha256';
 
@@ -61,7 +62,7 @@ export class CredentialService implements RateLimitCredentials {
     private readonly strategies: CredentialStrategies,
     private readonly clock: Clock,
     private readonly usage: UsageRecorder,
-    bus: RevocationBus,
+    private readonly bus: RevocationBus,
     metrics: AppMetrics,
   ) {
     bus.onNotice((notice) => this.forget(notice));
@@ -132,6 +133,15 @@ export class CredentialService implements RateLimitCredentials {
     const entry = this.cache.get(value, this.clock.nowMs()) ?? (await this.lookUp(value));
     if (entry.status !== 'valid' || entry.expiresAtMs <= this.clock.nowMs()) return null;
     return entry;
+  }
+
+  /**
+   * Ends a session found idle past its company's time-out (the auth guard's check), and tells every instance;
+   * the request that found it is refused as any request of an ended session is.
+   */
+  async endIdle(principal: Principal, client: ClientInfo): Promise<void> {
+    const ended = await this.strategies.ofKind(principal.kind)?.endIdle?.(principal, client, this.clock.now());
+    if (ended) await this.bus.publish({ type: 'session', sessionId: principal.sessionId! });
   }
 
   /** When the principal's person last proved themselves (see {@link CredentialStrategy.provenAt}). */
