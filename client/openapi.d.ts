@@ -1640,6 +1640,11 @@ export interface components {
             session_id: string;
             company: components["schemas"]["CompanyRefDto"];
             employee: components["schemas"]["EmployeeRefDto"];
+            /**
+             * @description The company requires a second factor and this login proved none: only /v1/users/me, its mfa/* and passkeys routes and logout answer (others: 403 error_mfa_enrollment_required) until one is enrolled and the person logs in again
+             * @enum {string}
+             */
+            restricted?: "mfa_enrollment";
         };
         AccountCompanyDto: {
             /** @example 1 */
@@ -2064,6 +2069,11 @@ export interface components {
             session_id: string | null;
             /** @description The account's second factors */
             mfa: components["schemas"]["MfaStateDto"];
+            /**
+             * @description The session may only enrol a second factor (the company requires one), then log in again
+             * @enum {string}
+             */
+            restricted?: "mfa_enrollment";
         };
         ListedEmployeeDto: {
             /** @example 1 */
@@ -2930,9 +2940,9 @@ export interface components {
             /** @description One human sentence */
             message: string;
         };
-        "Error403.ip_not_allowed.permission_denied": {
+        "Error403.ip_not_allowed.mfa_enrollment_required.permission_denied": {
             /** @description Exactly one error code */
-            error: ("error_ip_not_allowed" | "error_permission_denied")[];
+            error: ("error_ip_not_allowed" | "error_mfa_enrollment_required" | "error_permission_denied")[];
             /** @description One human sentence */
             message: string;
         };
@@ -2942,9 +2952,9 @@ export interface components {
             /** @description One human sentence */
             message: string;
         };
-        "Error403.company_not_member.ip_not_allowed.login_method_not_accepted.permission_denied.sso_required": {
+        "Error403.company_not_member.ip_not_allowed.login_method_not_accepted.mfa_enrollment_required.permission_denied.sso_required": {
             /** @description Exactly one error code */
-            error: ("error_company_not_member" | "error_ip_not_allowed" | "error_login_method_not_accepted" | "error_permission_denied" | "error_sso_required")[];
+            error: ("error_company_not_member" | "error_ip_not_allowed" | "error_login_method_not_accepted" | "error_mfa_enrollment_required" | "error_permission_denied" | "error_sso_required")[];
             /** @description One human sentence */
             message: string;
         };
@@ -2972,9 +2982,9 @@ export interface components {
             /** @description One human sentence */
             message: string;
         };
-        "Error403.ip_not_allowed": {
+        "Error403.ip_not_allowed.mfa_enrollment_required": {
             /** @description Exactly one error code */
-            error: "error_ip_not_allowed"[];
+            error: ("error_ip_not_allowed" | "error_mfa_enrollment_required")[];
             /** @description One human sentence */
             message: string;
         };
@@ -3376,9 +3386,10 @@ export interface components {
         };
         /**
          * @description - `error_ip_not_allowed`: the company accepts its credentials from other client addresses only (its policy's `ip_allowlist`): a login into it, a refresh or switch into it, or a request with its credentials
+         *     - `error_mfa_enrollment_required`: the company requires a second factor and this session has not proven one: only /v1/users/me, its mfa/* and passkeys routes and logout answer until a factor is enrolled and the person logs in again
          *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
          */
-        "403.ip_not_allowed.permission_denied": {
+        "403.ip_not_allowed.mfa_enrollment_required.permission_denied": {
             headers: {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
@@ -3389,7 +3400,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error403.ip_not_allowed.permission_denied"];
+                "application/json": components["schemas"]["Error403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             };
         };
         /**
@@ -3510,10 +3521,11 @@ export interface components {
          * @description - `error_company_not_member`: company_id is not one of the account's companies
          *     - `error_ip_not_allowed`: the company accepts its credentials from other client addresses only (its policy's `ip_allowlist`): a login into it, a refresh or switch into it, or a request with its credentials
          *     - `error_login_method_not_accepted`: the session was proven through another company's identity provider, which this company does not trust: a switch into it, or a refresh in it; log in to that company directly
+         *     - `error_mfa_enrollment_required`: the company requires a second factor and this session has not proven one: only /v1/users/me, its mfa/* and passkeys routes and logout answer until a factor is enrolled and the person logs in again
          *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
          *     - `error_sso_required`: the company signs its staff in through its identity provider only: a password or passkey login, an invitation acceptance or a switch into it from a session that did not sign in there
          */
-        "403.company_not_member.ip_not_allowed.login_method_not_accepted.permission_denied.sso_required": {
+        "403.company_not_member.ip_not_allowed.login_method_not_accepted.mfa_enrollment_required.permission_denied.sso_required": {
             headers: {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
@@ -3524,7 +3536,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error403.company_not_member.ip_not_allowed.login_method_not_accepted.permission_denied.sso_required"];
+                "application/json": components["schemas"]["Error403.company_not_member.ip_not_allowed.login_method_not_accepted.mfa_enrollment_required.permission_denied.sso_required"];
             };
         };
         /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
@@ -3629,8 +3641,11 @@ export interface components {
                 "application/json": components["schemas"]["Error403.company_not_member.ip_not_allowed"];
             };
         };
-        /** @description - `error_ip_not_allowed`: the company accepts its credentials from other client addresses only (its policy's `ip_allowlist`): a login into it, a refresh or switch into it, or a request with its credentials */
-        "403.ip_not_allowed": {
+        /**
+         * @description - `error_ip_not_allowed`: the company accepts its credentials from other client addresses only (its policy's `ip_allowlist`): a login into it, a refresh or switch into it, or a request with its credentials
+         *     - `error_mfa_enrollment_required`: the company requires a second factor and this session has not proven one: only /v1/users/me, its mfa/* and passkeys routes and logout answer until a factor is enrolled and the person logs in again
+         */
+        "403.ip_not_allowed.mfa_enrollment_required": {
             headers: {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
@@ -3641,7 +3656,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error403.ip_not_allowed"];
+                "application/json": components["schemas"]["Error403.ip_not_allowed.mfa_enrollment_required"];
             };
         };
         /**
@@ -3983,7 +3998,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -4209,7 +4224,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.company_not_member.ip_not_allowed.login_method_not_accepted.permission_denied.sso_required"];
+            403: components["responses"]["403.company_not_member.ip_not_allowed.login_method_not_accepted.mfa_enrollment_required.permission_denied.sso_required"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -4244,7 +4259,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -4277,7 +4292,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -4310,7 +4325,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -4353,7 +4368,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -4388,7 +4403,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
@@ -4426,7 +4441,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             409: components["responses"]["409.conflict"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -4460,7 +4475,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -4497,7 +4512,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -4685,7 +4700,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -4718,7 +4733,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -4754,7 +4769,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -4793,7 +4808,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -4829,7 +4844,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -4906,7 +4921,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -4946,7 +4961,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -4983,7 +4998,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             409: components["responses"]["409.conflict"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -5026,7 +5041,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -5064,7 +5079,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -5105,7 +5120,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -5143,7 +5158,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -5182,7 +5197,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -5260,7 +5275,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -5298,7 +5313,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -5336,7 +5351,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid.reauthentication_required"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -5373,7 +5388,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -5408,7 +5423,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -5445,7 +5460,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.login_ticket_invalid.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -5480,7 +5495,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -5593,7 +5608,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.login_ticket_invalid.validation"];
             401: components["responses"]["401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid.otp_required"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -5628,7 +5643,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -5666,7 +5681,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -5708,7 +5723,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -5747,7 +5762,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -5782,7 +5797,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -5821,7 +5836,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -5859,7 +5874,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -5899,7 +5914,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -5937,7 +5952,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
@@ -5972,7 +5987,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -6021,7 +6036,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
@@ -6060,7 +6075,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -6097,7 +6112,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             409: components["responses"]["409.conflict"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -6136,7 +6151,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
@@ -6177,7 +6192,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             409: components["responses"]["409.conflict"];
             413: components["responses"]["413.payload_too_large"];
@@ -6215,7 +6230,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -6258,7 +6273,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             409: components["responses"]["409.conflict"];
             413: components["responses"]["413.payload_too_large"];
@@ -6300,7 +6315,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -6337,7 +6352,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -6375,7 +6390,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
@@ -6416,7 +6431,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -6455,7 +6470,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -6492,7 +6507,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -6530,7 +6545,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
@@ -6570,7 +6585,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
@@ -6611,7 +6626,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -6662,7 +6677,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -6698,7 +6713,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -6737,7 +6752,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -6772,7 +6787,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -6811,7 +6826,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -6850,7 +6865,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -6885,7 +6900,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -6926,7 +6941,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.ip_not_allowed.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];

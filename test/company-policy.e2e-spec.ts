@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { totpCodeAt } from '../src/identity/auth/mfa/totp';
 import { CLI_COMMANDS } from '../src/operations/cli/cli-commands';
 import { auditRows } from './support/audit-rows';
 import { expectError, expectInvalid } from './support/expectations';
@@ -46,10 +47,14 @@ describe('company policy', () => {
       password: account.password,
       company_id: companyId,
     });
-  const loggedIn = async (ip: string, account: Account, companyId = acme.id): Promise<LoginBody> => {
+  const loggedIn = async (
+    ip: string,
+    account: Account,
+    companyId = acme.id,
+  ): Promise<LoginBody & { restricted?: string }> => {
     const res = await loginFrom(ip, account, companyId);
     expect(res.status).toBe(200);
-    return res.body as LoginBody;
+    return res.body as LoginBody & { restricted?: string };
   };
   const policy = (changes: Record<string, unknown> = {}) => ({ ...DEFAULTS, ...changes });
 
@@ -337,6 +342,77 @@ describe('company policy', () => {
       // Past the credential cache's freshness: the next request looks the token up again.
       clock.advance(16 * MINUTE);
       expectError(await from(OWNER_IP, session.jwt).get('/v1/users/me'), 400, 'error_jwt_blacklisted');
+    });
+  });
+
+  describe('mfa_required', () => {
+    let secured: { id: number };
+    let person: Account;
+
+    beforeAll(async () => {
+      [secured] = await createCompanies(t, 'Policy MFA');
+      person = await createAccount(t, [secured.id], ['*']);
+    });
+
+    it('a login without a second factor is restricted to enrolling one, until the person logs in again', async () => {
+      clock.set('2026-12-12T03:00:00Z');
+      const before = await loggedIn(OWNER_IP, person, secured.id);
+      expect(before.restricted).toBeUndefined();
+      await from(OWNER_IP, before.jwt)
+        .put('/v1/company/policy', policy({ mfa_required: true }))
+        .expect(200);
+      // The session that was open already is restricted from the change on.
+      expectError(await from(OWNER_IP, before.jwt).get('/v1/company/policy'), 403, 'error_mfa_enrollment_required');
+
+      const session = await loggedIn(OWNER_IP, person, secured.id);
+      expect(session.restricted).toBe('mfa_enrollment');
+      const me = await from(OWNER_IP, session.jwt).get('/v1/users/me');
+      expect({ status: me.status, restricted: me.body.restricted }).toEqual({
+        status: 200,
+        restricted: 'mfa_enrollment',
+      });
+      for (const path of ['/v1/company/policy', '/v1/users', '/v1/users/sessions', '/v1/auditevents']) {
+        expectError(await from(OWNER_IP, session.jwt).get(path), 403, 'error_mfa_enrollment_required');
+      }
+      expectError(
+        await from(OWNER_IP, session.jwt).post('/v1/users/me/reauthenticate', { current_password: person.password }),
+        403,
+        'error_mfa_enrollment_required',
+      );
+      await from(OWNER_IP, session.jwt).get('/v1/users/me/passkeys').expect(200);
+      const { secret } = (
+        await from(OWNER_IP, session.jwt)
+          .post('/v1/users/me/mfa/totp', { current_password: person.password })
+          .expect(201)
+      ).body;
+      await from(OWNER_IP, session.jwt)
+        .post('/v1/users/me/mfa/totp/confirm', { otp: totpCodeAt(secret, clock.nowMs()) })
+        .expect(204);
+      // Enrolled, but this session proved no second factor: still restricted; logout stays open.
+      expectError(await from(OWNER_IP, session.jwt).get('/v1/users'), 403, 'error_mfa_enrollment_required');
+      await from(OWNER_IP, session.jwt).post('/v1/users/logout', {}).expect(204);
+
+      clock.advance(30_000);
+      const proven = await from(OWNER_IP).post('/v1/users/authenticatefinish', {
+        email: person.email,
+        password: person.password,
+        company_id: secured.id,
+        otp: totpCodeAt(secret, clock.nowMs()),
+      });
+      expect(proven.status).toBe(200);
+      expect(proven.body.restricted).toBeUndefined();
+      await from(OWNER_IP, proven.body.jwt).get('/v1/users').expect(200);
+      expect((await from(OWNER_IP, proven.body.jwt).get('/v1/users/me')).body.restricted).toBeUndefined();
+    });
+
+    it('once enrolled, a password alone is asked for the code (no restricted session any more)', async () => {
+      clock.set('2026-12-13T03:00:00Z');
+      const res = await from(OWNER_IP).post('/v1/users/authenticatefinish', {
+        email: person.email,
+        password: person.password,
+        company_id: secured.id,
+      });
+      expectError(res, 401, 'error_otp_required');
     });
   });
 });

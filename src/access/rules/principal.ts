@@ -25,6 +25,11 @@ export interface Principal {
    * by each request this instance admits). Absent otherwise.
    */
   lastUsedMs?: number;
+  /**
+   * `mfa_enrollment`: the company requires a second factor and this login token's session proved none; only
+   * enrolling one (and logout) is open to it.
+   */
+  restricted?: 'mfa_enrollment';
 }
 
 /** What a request's checks need of the company's policy (docs/contract.md "Company policies and roles"). */

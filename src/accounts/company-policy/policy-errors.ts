@@ -9,3 +9,12 @@ export const ipNotAllowed = () =>
     HttpStatus.FORBIDDEN,
     'This company accepts its credentials only from its own networks; this address is not among them.',
   );
+
+/** 403 error_mfa_enrollment_required: the company requires a second factor this session has not proven. */
+export const mfaEnrollmentRequired = () =>
+  new ApiError(
+    ErrorCode.MfaEnrollmentRequired,
+    HttpStatus.FORBIDDEN,
+    'Your company requires a second factor: enrol TOTP or a passkey (/v1/users/me/mfa, /v1/users/me/passkeys), ' +
+      'then log in again.',
+  );

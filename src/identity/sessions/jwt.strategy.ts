@@ -32,6 +32,7 @@ interface TokenRow extends OwnerColumns {
   revoked_at: Date | null;
   ended_at: Date | null;
   last_used_at: Date;
+  second_factor: boolean;
   permissions: Grant[] | null;
 }
 
@@ -47,7 +48,7 @@ interface JwtClaims {
  * member's token is found and refused as blacklisted rather than unknown.
  */
 const LOOK_UP = `SELECT t.id, t.session_id, t.company_id, t.issued_at, t.expires_at, t.revoked_at, s.employee_id, s.ended_at,
-       s.last_used_at,
+       s.last_used_at, s.second_factor,
        m.permissions, ${OWNER_COLUMNS}, ${passkeyCountColumn('e.id')} AS employee_passkeys
   FROM issued_token t
   JOIN login_session s ON s.id = t.session_id
@@ -109,6 +110,7 @@ export class JwtStrategy implements CredentialStrategy {
       ...ownerOf(row),
     };
     if (principal.policy?.idleMs != null) principal.lastUsedMs = new Date(row.last_used_at).getTime();
+    if (principal.policy?.mfaRequired && !row.second_factor) principal.restricted = 'mfa_enrollment';
     return {
       status: 'valid',
       principal,

@@ -126,7 +126,7 @@ export class LoginService {
    */
   async openSession(
     manager: EntityManager,
-    employee: Pick<Employee, 'id' | 'email' | 'name'>,
+    employee: Pick<Employee, 'id' | 'email' | 'name'> & { totpEnabledAt?: Date | null },
     companyId: number,
     client: ClientInfo,
     method: LoginMethod = 'password',
@@ -147,6 +147,8 @@ export class LoginService {
       ssoIssuer: provider?.issuer ?? null,
       ssoSub: provider?.sub ?? null,
       ssoSid: provider?.sid ?? null,
+      // A password login of an account with TOTP on was asked for its code (AccountCheck).
+      secondFactor: method !== 'password' || (employee.totpEnabledAt ?? null) !== null,
       ip: client.ip.slice(0, 64),
       userAgent: client.userAgent?.slice(0, 512) ?? null,
       endedAt: null,
@@ -163,6 +165,6 @@ export class LoginService {
       userAgent: client.userAgent,
       details: { method },
     });
-    return toLoginResult(pair, session, company, employee);
+    return toLoginResult(pair, session, company, employee, policy.mfa_required && !session.secondFactor);
   }
 }

@@ -67,7 +67,13 @@ export class SessionTokens {
           details: { from_company_id: principal.companyId, to_company_id: companyId },
         })),
       );
-      return toLoginResult(pair, session, member.company, member.employee);
+      return toLoginResult(
+        pair,
+        session,
+        member.company,
+        member.employee,
+        policy.mfa_required && !session.secondFactor,
+      );
     });
     await this.bus.publish({ type: 'token', tokenId: principal.credentialId });
     return result;
@@ -85,6 +91,6 @@ export class SessionTokens {
     if (client) assertAddressAllowed(policy, client.ip);
     await this.policy.assertSessionMayEnter(manager, session.companyId, { ...session, email: member.employee.email });
     const pair = await this.issuer.issue(manager, session, session.companyId, now, policy.session_days);
-    return toLoginResult(pair, session, member.company, member.employee);
+    return toLoginResult(pair, session, member.company, member.employee, policy.mfa_required && !session.secondFactor);
   }
 }

@@ -31,6 +31,7 @@ export const ErrorCode = {
   ReauthenticationRequired: 'error_reauthentication_required',
   LoginTicketInvalid: 'error_login_ticket_invalid',
   IpNotAllowed: 'error_ip_not_allowed',
+  MfaEnrollmentRequired: 'error_mfa_enrollment_required',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -12,6 +12,7 @@ import { ProveSsoEmailDomains1795553500000 } from './1795553500000-ProveSsoEmail
 import { BindSsoFlowsToBrowsers1795553700000 } from './1795553700000-BindSsoFlowsToBrowsers';
 import { CapScimTokens1795553800000 } from './1795553800000-CapScimTokens';
 import { CreateCompanyPolicy1795553900000 } from './1795553900000-CreateCompanyPolicy';
+import { AddSessionSecondFactor1795554000000 } from './1795554000000-AddSessionSecondFactor';
 
 /**
  * Listed explicitly (not globbed) so the compiled app, ts-jest and the TypeORM CLI all see the same set; one per
@@ -32,4 +33,5 @@ export const MIGRATIONS = [
   BindSsoFlowsToBrowsers1795553700000,
   CapScimTokens1795553800000,
   CreateCompanyPolicy1795553900000,
+  AddSessionSecondFactor1795554000000,
 ];
