@@ -44,7 +44,7 @@ export interface paths {
          *
          *     - **400**: error_login_ticket_invalid: the login_ticket is unknown, used or expired (60 seconds)
          *     - **401**: error_invalid_credentials; error_otp_required (TOTP on, no code sent); error_otp_invalid (wrong or used code)
-         *     - **403**: error_company_not_member; error_sso_required
+         *     - **403**: error_company_not_member; error_sso_required; error_ip_not_allowed
          *     - **429**: Ten failed logins for this e-mail within 15 minutes (body in the object form)
          */
         post: operations["authenticateFinish"];
@@ -71,7 +71,7 @@ export interface paths {
          *
          *     - **400**: error_jwt_blacklisted (the session has ended), error_session_max_age (more than 30 days since login), error_jwt_expired (the token of this refresh token has expired)
          *     - **401**: error_refresh_token_invalid
-         *     - **403**: error_sso_required; error_login_method_not_accepted
+         *     - **403**: error_sso_required; error_login_method_not_accepted; error_ip_not_allowed
          */
         post: operations["refreshToken"];
         delete?: never;
@@ -215,7 +215,7 @@ export interface paths {
          *
          *     **About its error answers**
          *
-         *     - **403**: error_company_not_member; error_sso_required; error_login_method_not_accepted
+         *     - **403**: error_company_not_member; error_sso_required; error_login_method_not_accepted; error_ip_not_allowed
          *     - **429**: More than 10 switches within 60 seconds by this employee (body in the object form)
          */
         post: operations["changeWorkingCompany"];
@@ -441,7 +441,7 @@ export interface paths {
          * @description **About its error answers**
          *
          *     - **400**: error_login_ticket_invalid (also from another browser than the one that started the sign-in)
-         *     - **403**: error_company_not_member
+         *     - **403**: error_company_not_member; error_ip_not_allowed
          */
         post: operations["exchange"];
         delete?: never;
@@ -585,7 +585,7 @@ export interface paths {
          *
          *     - **400**: error_invitation_invalid: unknown, used, expired or revoked code, or a code for another e-mail
          *     - **401**: error_invalid_credentials; error_otp_required; error_otp_invalid (an existing account)
-         *     - **403**: error_sso_required: the company signs in through its provider only
+         *     - **403**: error_sso_required: the company signs in through its provider only; error_ip_not_allowed: not from this address (the company's ip_allowlist)
          *     - **429**: Ten failed logins for this e-mail within 15 minutes (body in the object form)
          */
         post: operations["accept"];
@@ -1062,6 +1062,31 @@ export interface paths {
          *     - **429**: Ten failed logins for this e-mail within 15 minutes (body in the object form)
          */
         post: operations["reauthenticate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/company/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The current company's policy (second factor, session length, idle time-out, networks) */
+        get: operations["getCompanyPolicy"];
+        /**
+         * Replace the company's policy: it applies on every instance at once; sessions it refuses end
+         * @description **About its error answers**
+         *
+         *     - **400**: error_validation: a value out of range, an entry that is no CIDR, or a list without the caller's address
+         *     - **401**: error_reauthentication_required (step-up): a login token whose session last proved its person (login or POST /v1/users/me/reauthenticate) more than 15 minutes ago is refused; reauthenticate, then retry. API keys are not asked.
+         *     - **403**: This operation needs a login token (JWT), not an API key with the permission `*`.
+         */
+        put: operations["putCompanyPolicy"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1679,6 +1704,11 @@ export interface components {
             session_id: string;
             company: components["schemas"]["CompanyRefDto"];
             employee: components["schemas"]["EmployeeRefDto"];
+            /**
+             * @description The company requires a second factor and this login proved none: only /v1/users/me, its mfa/* and passkeys routes and logout answer (others: 403 error_mfa_enrollment_required) until one is enrolled and the person logs in again
+             * @enum {string}
+             */
+            restricted?: "mfa_enrollment";
         };
         AccountCompanyDto: {
             /** @example 1 */
@@ -2178,6 +2208,11 @@ export interface components {
             session_id: string | null;
             /** @description The account's second factors */
             mfa: components["schemas"]["MfaStateDto"];
+            /**
+             * @description The session may only enrol a second factor (the company requires one), then log in again
+             * @enum {string}
+             */
+            restricted?: "mfa_enrollment";
         };
         ListedEmployeeDto: {
             /** @example 1 */
@@ -2444,6 +2479,31 @@ export interface components {
             challenge_id?: string;
             /** @description A passkey: the browser's assertion (startAuthentication's answer) to that challenge */
             response?: Record<string, never>;
+        };
+        CompanyPolicyDto: {
+            /**
+             * @description A password login also needs TOTP (or is made with a passkey; SSO counts). A member without a second factor gets a session restricted to enrolling one.
+             * @example false
+             */
+            mfa_required: boolean;
+            /**
+             * @description Tokens expire at 23:59:59 Vietnam time this many days after the day they were issued (14: the source's)
+             * @example 14
+             */
+            session_days: number;
+            /**
+             * @description A session unused this many minutes ends; null: never
+             * @example null
+             */
+            idle_timeout_minutes: number | null;
+            /**
+             * @description CIDRs (IPv4 and IPv6) the company's logins and credentials are accepted from; empty: anywhere. Saved normalised (network address / prefix); a list must hold the caller's own address.
+             * @example [
+             *       "203.0.113.0/24",
+             *       "2001:db8::/32"
+             *     ]
+             */
+            ip_allowlist: string[];
         };
         CreateApiKeyDto: {
             /** @example warehouse sync */
@@ -2789,7 +2849,7 @@ export interface components {
              */
             occurred_at: string;
             /** @enum {string} */
-            type: "login.succeeded" | "login.failed" | "token.refreshed" | "session.refresh_reuse" | "session.logged_out" | "session.revoked" | "session.reauthenticated" | "company.switched" | "apikey.created" | "apikey.revoked" | "permissions.changed" | "membership.added" | "membership.removed" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "employee.created" | "password.changed" | "password.reset_issued" | "password.reset" | "mfa.enabled" | "mfa.disabled" | "passkey.added" | "passkey.removed" | "ratelimit.override_set" | "ratelimit.override_removed" | "ratelimit.quota_set" | "ratelimit.quota_removed" | "sso.connection_changed" | "role.created" | "role.changed" | "role.deleted";
+            type: "login.succeeded" | "login.failed" | "token.refreshed" | "session.refresh_reuse" | "session.logged_out" | "session.revoked" | "session.reauthenticated" | "company.switched" | "apikey.created" | "apikey.revoked" | "permissions.changed" | "membership.added" | "membership.removed" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "employee.created" | "password.changed" | "password.reset_issued" | "password.reset" | "mfa.enabled" | "mfa.disabled" | "passkey.added" | "passkey.removed" | "ratelimit.override_set" | "ratelimit.override_removed" | "ratelimit.quota_set" | "ratelimit.quota_removed" | "sso.connection_changed" | "role.created" | "role.changed" | "role.deleted" | "company.policy_changed";
             company_id: number;
             actor: components["schemas"]["AuditActorDto"];
             /** @description Whom or what it was done to, when not the actor; null otherwise */
@@ -3024,9 +3084,9 @@ export interface components {
             /** @description One human sentence */
             message: string;
         };
-        "Error403.company_not_member.sso_required": {
+        "Error403.company_not_member.ip_not_allowed.sso_required": {
             /** @description Exactly one error code */
-            error: ("error_company_not_member" | "error_sso_required")[];
+            error: ("error_company_not_member" | "error_ip_not_allowed" | "error_sso_required")[];
             /** @description One human sentence */
             message: string;
         };
@@ -3052,9 +3112,9 @@ export interface components {
             /** @description One human sentence */
             message: string;
         };
-        "Error403.login_method_not_accepted.sso_required": {
+        "Error403.ip_not_allowed.login_method_not_accepted.sso_required": {
             /** @description Exactly one error code */
-            error: ("error_login_method_not_accepted" | "error_sso_required")[];
+            error: ("error_ip_not_allowed" | "error_login_method_not_accepted" | "error_sso_required")[];
             /** @description One human sentence */
             message: string;
         };
@@ -3080,9 +3140,9 @@ export interface components {
             /** @description One human sentence */
             message: string;
         };
-        "Error403.permission_denied": {
+        "Error403.ip_not_allowed.mfa_enrollment_required.permission_denied": {
             /** @description Exactly one error code */
-            error: "error_permission_denied"[];
+            error: ("error_ip_not_allowed" | "error_mfa_enrollment_required" | "error_permission_denied")[];
             /** @description One human sentence */
             message: string;
         };
@@ -3092,9 +3152,9 @@ export interface components {
             /** @description One human sentence */
             message: string;
         };
-        "Error403.company_not_member.login_method_not_accepted.permission_denied.sso_required": {
+        "Error403.company_not_member.ip_not_allowed.login_method_not_accepted.mfa_enrollment_required.permission_denied.sso_required": {
             /** @description Exactly one error code */
-            error: ("error_company_not_member" | "error_login_method_not_accepted" | "error_permission_denied" | "error_sso_required")[];
+            error: ("error_company_not_member" | "error_ip_not_allowed" | "error_login_method_not_accepted" | "error_mfa_enrollment_required" | "error_permission_denied" | "error_sso_required")[];
             /** @description One human sentence */
             message: string;
         };
@@ -3116,9 +3176,15 @@ export interface components {
             /** @description One human sentence */
             message: string;
         };
-        "Error403.company_not_member": {
+        "Error403.company_not_member.ip_not_allowed": {
             /** @description Exactly one error code */
-            error: "error_company_not_member"[];
+            error: ("error_company_not_member" | "error_ip_not_allowed")[];
+            /** @description One human sentence */
+            message: string;
+        };
+        "Error403.ip_not_allowed.mfa_enrollment_required": {
+            /** @description Exactly one error code */
+            error: ("error_ip_not_allowed" | "error_mfa_enrollment_required")[];
             /** @description One human sentence */
             message: string;
         };
@@ -3138,9 +3204,9 @@ export interface components {
                 message: string;
             }[];
         };
-        "Error403.sso_required": {
+        "Error403.ip_not_allowed.sso_required": {
             /** @description Exactly one error code */
-            error: "error_sso_required"[];
+            error: ("error_ip_not_allowed" | "error_sso_required")[];
             /** @description One human sentence */
             message: string;
         };
@@ -3389,9 +3455,10 @@ export interface components {
         };
         /**
          * @description - `error_company_not_member`: company_id is not one of the account's companies
+         *     - `error_ip_not_allowed`: the company accepts its credentials from other client addresses only (its policy's `ip_allowlist`): a login into it, a refresh or switch into it, or a request with its credentials
          *     - `error_sso_required`: the company signs its staff in through its identity provider only: a password or passkey login, an invitation acceptance or a switch into it from a session that did not sign in there
          */
-        "403.company_not_member.sso_required": {
+        "403.company_not_member.ip_not_allowed.sso_required": {
             headers: {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
@@ -3402,7 +3469,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error403.company_not_member.sso_required"];
+                "application/json": components["schemas"]["Error403.company_not_member.ip_not_allowed.sso_required"];
             };
         };
         /**
@@ -3445,10 +3512,11 @@ export interface components {
             };
         };
         /**
-         * @description - `error_login_method_not_accepted`: the session was proven through another company's identity provider, which this company does not trust: a switch into it, or a refresh in it; log in to that company directly
+         * @description - `error_ip_not_allowed`: the company accepts its credentials from other client addresses only (its policy's `ip_allowlist`): a login into it, a refresh or switch into it, or a request with its credentials
+         *     - `error_login_method_not_accepted`: the session was proven through another company's identity provider, which this company does not trust: a switch into it, or a refresh in it; log in to that company directly
          *     - `error_sso_required`: the company signs its staff in through its identity provider only: a password or passkey login, an invitation acceptance or a switch into it from a session that did not sign in there
          */
-        "403.login_method_not_accepted.sso_required": {
+        "403.ip_not_allowed.login_method_not_accepted.sso_required": {
             headers: {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
@@ -3459,7 +3527,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error403.login_method_not_accepted.sso_required"];
+                "application/json": components["schemas"]["Error403.ip_not_allowed.login_method_not_accepted.sso_required"];
             };
         };
         /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
@@ -3517,8 +3585,12 @@ export interface components {
                 "application/json": components["schemas"]["Error401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
             };
         };
-        /** @description - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation */
-        "403.permission_denied": {
+        /**
+         * @description - `error_ip_not_allowed`: the company accepts its credentials from other client addresses only (its policy's `ip_allowlist`): a login into it, a refresh or switch into it, or a request with its credentials
+         *     - `error_mfa_enrollment_required`: the company requires a second factor and this session has not proven one: only /v1/users/me, its mfa/* and passkeys routes and logout answer until a factor is enrolled and the person logs in again
+         *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
+         */
+        "403.ip_not_allowed.mfa_enrollment_required.permission_denied": {
             headers: {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
@@ -3529,7 +3601,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error403.permission_denied"];
+                "application/json": components["schemas"]["Error403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             };
         };
         /**
@@ -3650,11 +3722,13 @@ export interface components {
         };
         /**
          * @description - `error_company_not_member`: company_id is not one of the account's companies
+         *     - `error_ip_not_allowed`: the company accepts its credentials from other client addresses only (its policy's `ip_allowlist`): a login into it, a refresh or switch into it, or a request with its credentials
          *     - `error_login_method_not_accepted`: the session was proven through another company's identity provider, which this company does not trust: a switch into it, or a refresh in it; log in to that company directly
+         *     - `error_mfa_enrollment_required`: the company requires a second factor and this session has not proven one: only /v1/users/me, its mfa/* and passkeys routes and logout answer until a factor is enrolled and the person logs in again
          *     - `error_permission_denied`: the credential lacks the permission the operation needs, or an API key calls a login-only operation
          *     - `error_sso_required`: the company signs its staff in through its identity provider only: a password or passkey login, an invitation acceptance or a switch into it from a session that did not sign in there
          */
-        "403.company_not_member.login_method_not_accepted.permission_denied.sso_required": {
+        "403.company_not_member.ip_not_allowed.login_method_not_accepted.mfa_enrollment_required.permission_denied.sso_required": {
             headers: {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
@@ -3665,7 +3739,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error403.company_not_member.login_method_not_accepted.permission_denied.sso_required"];
+                "application/json": components["schemas"]["Error403.company_not_member.ip_not_allowed.login_method_not_accepted.mfa_enrollment_required.permission_denied.sso_required"];
             };
         };
         /** @description - `error_rate_limit_exceed`: a rate limit is reached: wait Retry-After seconds */
@@ -3752,8 +3826,11 @@ export interface components {
                 "application/json": components["schemas"]["Error401.jwt_query_not_allowed"];
             };
         };
-        /** @description - `error_company_not_member`: company_id is not one of the account's companies */
-        "403.company_not_member": {
+        /**
+         * @description - `error_company_not_member`: company_id is not one of the account's companies
+         *     - `error_ip_not_allowed`: the company accepts its credentials from other client addresses only (its policy's `ip_allowlist`): a login into it, a refresh or switch into it, or a request with its credentials
+         */
+        "403.company_not_member.ip_not_allowed": {
             headers: {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
@@ -3764,7 +3841,25 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error403.company_not_member"];
+                "application/json": components["schemas"]["Error403.company_not_member.ip_not_allowed"];
+            };
+        };
+        /**
+         * @description - `error_ip_not_allowed`: the company accepts its credentials from other client addresses only (its policy's `ip_allowlist`): a login into it, a refresh or switch into it, or a request with its credentials
+         *     - `error_mfa_enrollment_required`: the company requires a second factor and this session has not proven one: only /v1/users/me, its mfa/* and passkeys routes and logout answer until a factor is enrolled and the person logs in again
+         */
+        "403.ip_not_allowed.mfa_enrollment_required": {
+            headers: {
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error403.ip_not_allowed.mfa_enrollment_required"];
             };
         };
         /**
@@ -3786,8 +3881,11 @@ export interface components {
                 "application/json": components["schemas"]["Error400.bad_request.invitation_invalid.validation"];
             };
         };
-        /** @description - `error_sso_required`: the company signs its staff in through its identity provider only: a password or passkey login, an invitation acceptance or a switch into it from a session that did not sign in there */
-        "403.sso_required": {
+        /**
+         * @description - `error_ip_not_allowed`: the company accepts its credentials from other client addresses only (its policy's `ip_allowlist`): a login into it, a refresh or switch into it, or a request with its credentials
+         *     - `error_sso_required`: the company signs its staff in through its identity provider only: a password or passkey login, an invitation acceptance or a switch into it from a session that did not sign in there
+         */
+        "403.ip_not_allowed.sso_required": {
             headers: {
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
@@ -3798,7 +3896,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error403.sso_required"];
+                "application/json": components["schemas"]["Error403.ip_not_allowed.sso_required"];
             };
         };
         /**
@@ -4031,7 +4129,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.login_ticket_invalid.validation"];
             401: components["responses"]["401.invalid_credentials.jwt_query_not_allowed.otp_invalid.otp_required"];
-            403: components["responses"]["403.company_not_member.sso_required"];
+            403: components["responses"]["403.company_not_member.ip_not_allowed.sso_required"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -4072,7 +4170,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.session_max_age.validation"];
             401: components["responses"]["401.jwt_query_not_allowed.refresh_token_invalid"];
-            403: components["responses"]["403.login_method_not_accepted.sso_required"];
+            403: components["responses"]["403.ip_not_allowed.login_method_not_accepted.sso_required"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -4105,7 +4203,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -4331,7 +4429,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.company_not_member.login_method_not_accepted.permission_denied.sso_required"];
+            403: components["responses"]["403.company_not_member.ip_not_allowed.login_method_not_accepted.mfa_enrollment_required.permission_denied.sso_required"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -4366,7 +4464,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -4399,7 +4497,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -4432,7 +4530,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -4475,7 +4573,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -4510,7 +4608,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
@@ -4548,7 +4646,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             409: components["responses"]["409.conflict"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -4582,7 +4680,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -4619,7 +4717,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -4735,7 +4833,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.login_ticket_invalid.validation"];
             401: components["responses"]["401.jwt_query_not_allowed"];
-            403: components["responses"]["403.company_not_member"];
+            403: components["responses"]["403.company_not_member.ip_not_allowed"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -4807,6 +4905,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -4839,7 +4938,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -4875,7 +4974,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -4914,7 +5013,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -4950,7 +5049,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -4992,7 +5091,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.invitation_invalid.validation"];
             401: components["responses"]["401.invalid_credentials.jwt_query_not_allowed.otp_invalid.otp_required"];
-            403: components["responses"]["403.sso_required"];
+            403: components["responses"]["403.ip_not_allowed.sso_required"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -5027,6 +5126,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -5066,7 +5166,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -5103,7 +5203,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             409: components["responses"]["409.conflict"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -5146,7 +5246,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -5184,7 +5284,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -5225,7 +5325,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -5263,7 +5363,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -5302,7 +5402,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -5380,7 +5480,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -5418,7 +5518,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -5456,7 +5556,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid.reauthentication_required"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -5494,7 +5594,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -5531,7 +5631,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             409: components["responses"]["409.conflict"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -5574,7 +5674,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             409: components["responses"]["409.conflict"];
             413: components["responses"]["413.payload_too_large"];
@@ -5613,7 +5713,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             409: components["responses"]["409.conflict"];
             413: components["responses"]["413.payload_too_large"];
@@ -5652,7 +5752,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -5687,7 +5787,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -5724,7 +5824,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.login_ticket_invalid.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -5759,7 +5859,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -5872,11 +5972,84 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.login_ticket_invalid.validation"];
             401: components["responses"]["401.invalid_credentials.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.otp_invalid.otp_required"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
             429: components["responses"]["429.rate_limit_exceed.account-too-many-failed-logins-for-this-e-mail-try-again-later"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    getCompanyPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanyPolicyDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required"];
+            414: components["responses"]["414.uri_too_long"];
+            429: components["responses"]["429.rate_limit_exceed"];
+            431: components["responses"]["431.headers_too_large"];
+            500: components["responses"]["500.internal"];
+            503: components["responses"]["503.service_unavailable"];
+        };
+    };
+    putCompanyPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompanyPolicyDto"];
+            };
+        };
+        responses: {
+            /** @description The policy as saved (CIDRs normalised) */
+            200: {
+                headers: {
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Identifier": components["headers"]["X-Rate-Limit-Identifier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanyPolicyDto"];
+                };
+            };
+            400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
+            401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
+            413: components["responses"]["413.payload_too_large"];
+            414: components["responses"]["414.uri_too_long"];
+            415: components["responses"]["415.unsupported_media_type"];
+            429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
             500: components["responses"]["500.internal"];
             503: components["responses"]["503.service_unavailable"];
@@ -5914,7 +6087,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -5953,7 +6126,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -5988,7 +6161,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -6027,7 +6200,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -6065,7 +6238,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -6105,7 +6278,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -6143,7 +6316,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
@@ -6178,7 +6351,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -6227,7 +6400,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
@@ -6266,7 +6439,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -6303,7 +6476,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             409: components["responses"]["409.conflict"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -6342,7 +6515,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
@@ -6383,7 +6556,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             409: components["responses"]["409.conflict"];
             413: components["responses"]["413.payload_too_large"];
@@ -6421,7 +6594,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -6464,7 +6637,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             409: components["responses"]["409.conflict"];
             413: components["responses"]["413.payload_too_large"];
@@ -6506,7 +6679,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -6543,7 +6716,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -6581,7 +6754,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
@@ -6622,7 +6795,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -6661,7 +6834,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -6698,7 +6871,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -6736,7 +6909,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
@@ -6776,7 +6949,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
@@ -6817,7 +6990,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -6832,7 +7005,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only events of these types; repeat the parameter for several (`?type=a&type=b`) */
-                type?: ("login.succeeded" | "login.failed" | "token.refreshed" | "session.refresh_reuse" | "session.logged_out" | "session.revoked" | "session.reauthenticated" | "company.switched" | "apikey.created" | "apikey.revoked" | "permissions.changed" | "membership.added" | "membership.removed" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "employee.created" | "password.changed" | "password.reset_issued" | "password.reset" | "mfa.enabled" | "mfa.disabled" | "passkey.added" | "passkey.removed" | "ratelimit.override_set" | "ratelimit.override_removed" | "ratelimit.quota_set" | "ratelimit.quota_removed" | "sso.connection_changed" | "role.created" | "role.changed" | "role.deleted")[];
+                type?: ("login.succeeded" | "login.failed" | "token.refreshed" | "session.refresh_reuse" | "session.logged_out" | "session.revoked" | "session.reauthenticated" | "company.switched" | "apikey.created" | "apikey.revoked" | "permissions.changed" | "membership.added" | "membership.removed" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "employee.created" | "password.changed" | "password.reset_issued" | "password.reset" | "mfa.enabled" | "mfa.disabled" | "passkey.added" | "passkey.removed" | "ratelimit.override_set" | "ratelimit.override_removed" | "ratelimit.quota_set" | "ratelimit.quota_removed" | "sso.connection_changed" | "role.created" | "role.changed" | "role.deleted" | "company.policy_changed")[];
                 /** @description Only events done by this actor. An employee id (integer), or an API key or session id (UUID), as in `actor.id` / `subject.id` */
                 actor_id?: string;
                 /** @description Only events done to this subject. An employee id (integer), or an API key or session id (UUID), as in `actor.id` / `subject.id` */
@@ -6868,7 +7041,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -6904,7 +7077,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -6943,7 +7116,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -6978,7 +7151,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed.reauthentication_required"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -7017,7 +7190,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];
             431: components["responses"]["431.headers_too_large"];
@@ -7056,7 +7229,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
             415: components["responses"]["415.unsupported_media_type"];
@@ -7091,7 +7264,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             413: components["responses"]["413.payload_too_large"];
             414: components["responses"]["414.uri_too_long"];
@@ -7132,7 +7305,7 @@ export interface operations {
             };
             400: components["responses"]["400.bad_request.jwt_blacklisted.jwt_expired.validation"];
             401: components["responses"]["401.jwt_hash_not_found.jwt_is_required.jwt_query_not_allowed"];
-            403: components["responses"]["403.permission_denied"];
+            403: components["responses"]["403.ip_not_allowed.mfa_enrollment_required.permission_denied"];
             404: components["responses"]["404.not_found"];
             414: components["responses"]["414.uri_too_long"];
             429: components["responses"]["429.rate_limit_exceed"];

@@ -89,6 +89,8 @@ PUT /scim/v2/Groups/:id                        own guard: SCIM bearer token     
 PUT /scim/v2/Users/:id                         own guard: SCIM bearer token                  scim: 15 per 3 s
 PUT /v1/roles/:id                              permission users:write, step-up               roles: 15 per 3 s
 PUT /v1/sso/connection                         permission *, JWT only, step-up               sso: 15 per 3 s
+GET /v1/company/policy                         any credential                                company: 30 per 3 s
+PUT /v1/company/policy                         permission *, JWT only, step-up               company: 15 per 3 s
 PUT /v1/users/:id/permissions                  permission users:write, step-up               users: 15 per 3 s
 `;
 

@@ -26,6 +26,7 @@ import { SessionsModule } from './identity/sessions/sessions.module';
 import { TokensModule } from './identity/tokens/tokens.module';
 import { SsoModule } from './identity/sso/sso.module';
 import { StepUpModule } from './identity/step-up/step-up.module';
+import { CompanyPolicyModule } from './identity/company-policy/company-policy.module';
 import { PasskeysModule } from './identity/passkeys/passkeys.module';
 import { InvitationsModule } from './staff/invitations/invitations.module';
 import { UsersModule } from './staff/users/users.module';
@@ -57,6 +58,7 @@ export class AppModule {
         RolesModule,
         PasskeysModule,
         StepUpModule,
+        CompanyPolicyModule,
         OperatorSocketModule,
         ApiKeysModule,
         // The feature modules of src/features.ts (products, orders, files, marketing conversations, and those added

@@ -3,6 +3,7 @@ import { AuditEvent } from './audit/recorder/audit-event.entity';
 import { LoginSession } from './identity/sessions/login-session.entity';
 import { IssuedToken } from './identity/sessions/issued-token.entity';
 import { Company } from './accounts/company/company.entity';
+import { CompanyPolicy } from './accounts/company-policy/company-policy.entity';
 import { Employee } from './accounts/employee/employee.entity';
 import { Membership } from './accounts/membership/membership.entity';
 import { MemberRole, Role } from './accounts/roles/role.entity';
@@ -42,6 +43,7 @@ const CORE_ENTITIES = [
   LoginTicket,
   Role,
   MemberRole,
+  CompanyPolicy,
 ];
 
 /**

@@ -168,6 +168,14 @@ describe('operator CLI (compiled, as a child process)', () => {
       await succeeds('membership:remove', '--email', 'dan@x.io', '--company', String(solo));
     });
 
+    it('policy:reset prints the defaults; a company on them has nothing to reset', async () => {
+      expect(await succeeds('policy:reset', '--company', String(companyId))).toEqual({
+        company_id: companyId,
+        reset: false,
+        policy: { mfa_required: false, session_days: 14, idle_timeout_minutes: null, ip_allowlist: [] },
+      });
+    });
+
     it('company:list, employee:list [--company] and session:list print a JSON array as the last line', async () => {
       const companies = JSON.parse(lastLine((await cli('company:list')).stdout));
       expect(companies).toEqual(expect.arrayContaining([{ id: companyId, name: 'Acme Trading' }]));
@@ -277,6 +285,12 @@ describe('operator CLI (compiled, as a child process)', () => {
     it('a company that does not exist', () => refuses(grant('a@x.io', 987654, '*'), /company 987654/));
 
     it('an employee that does not exist', () => refuses(grant('nobody@x.io', companyId, '*'), /nobody@x\.io/));
+
+    it('policy:reset of a company that does not exist, or without a company id', async () => {
+      await refuses(['policy:reset', '--company', '987654'], /company 987654/);
+      await refuses(['policy:reset', '--company', 'acme'], /--company/);
+      await refuses(['policy:reset'], /--company/);
+    });
 
     it('left every table as it was', async () => {
       expect(await snapshot(db)).toEqual(before);

@@ -51,7 +51,7 @@ describe('company switch: statements sent', () => {
   }, 180_000);
   afterAll(() => t?.close());
 
-  it('a switch checks the membership once, in one transaction of 9 statements', async () => {
+  it('a switch checks the membership once, in one transaction of 10 statements', async () => {
     const session = await warmSession(alpha.id);
     let status = 0;
     const sent = await statementsOf(async () => {
@@ -59,10 +59,10 @@ describe('company switch: statements sent', () => {
     });
     expect(status).toBe(200);
     expect(membershipReads(sent)).toHaveLength(1);
-    // BEGIN, membership (with company and employee), session lock, the company's sign-in rule (SSO
-    // enforcement), revoke, session update, token insert, audit insert (both companies' rows in one statement),
-    // COMMIT.
-    expect(ownStatements(sent)).toHaveLength(9);
+    // BEGIN, membership (with company and employee), session lock, the company's policy (its address list and
+    // token lifetime), the company's sign-in rule (SSO enforcement), revoke, session update, token insert, audit
+    // insert (both companies' rows in one statement), COMMIT.
+    expect(ownStatements(sent)).toHaveLength(10);
   });
 
   it('a refused switch (not a member) sends no write', async () => {

@@ -1,3 +1,4 @@
+import { DEFAULT_POLICY, type PolicyView } from '../../src/accounts/company-policy/company-policy-records';
 import { JwtService } from '@nestjs/jwt';
 import type { EntityManager } from 'typeorm';
 import type { AuditEventInput } from '../../src/audit/recorder/audit-event';
@@ -100,6 +101,10 @@ export class FakeSessionStore extends SessionStore {
 
   async member(_manager: EntityManager, employeeId: number, companyId: number): Promise<Member | null> {
     return this.members.get(`${employeeId}:${companyId}`) ?? null;
+  }
+
+  async policy(): Promise<PolicyView> {
+    return { ...DEFAULT_POLICY, ip_allowlist: [] };
   }
 
   async company(_manager: EntityManager, companyId: number): Promise<{ id: number; name: string }> {

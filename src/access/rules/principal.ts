@@ -18,6 +18,30 @@ export interface Principal {
   company: { id: number; name: string };
   /** The account's second factors as they stood when the credential was read (a change evicts it everywhere). */
   mfa: { totp: boolean; passkeys: number };
+  /**
+   * The company's policy as it stood when the credential was read (a change evicts it on every instance), where
+   * anything in it applies to requests; absent for a company on the defaults.
+   */
+  policy?: CredentialPolicy;
+  /**
+   * A login token under an idle time-out: when its session was last used (read with the credential, then moved
+   * by each request this instance admits). Absent otherwise.
+   */
+  lastUsedMs?: number;
+  /**
+   * `mfa_enrollment`: the company requires a second factor and this login token's session proved none; only
+   * enrolling one (and logout) is open to it.
+   */
+  restricted?: 'mfa_enrollment';
+}
+
+/** What a request's checks need of the company's policy (docs/contract.md "Company policies and roles"). */
+export interface CredentialPolicy {
+  /** Whether a client address is inside the company's allowlist; `null`: any address. */
+  allows: ((ip: string) => boolean) | null;
+  /** The idle time-out of a login session; `null`: none. */
+  idleMs: number | null;
+  mfaRequired: boolean;
 }
 
 /** The outcome of reading a request's credential, decided once per request and shared by every guard. */

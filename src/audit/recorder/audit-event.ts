@@ -36,6 +36,7 @@ export const AUDIT_EVENT_TYPES = [
   'role.created',
   'role.changed',
   'role.deleted',
+  'company.policy_changed',
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];

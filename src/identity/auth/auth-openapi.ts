@@ -27,6 +27,9 @@ export function authAnswers(rule: AuthRule | undefined): AuthAnswers {
   if (!rule) return { codes: [...codes, ErrorCode.PermissionDenied], public: false };
   if (rule.public) return { codes, public: true };
   codes.push(ErrorCode.JwtIsRequired, ErrorCode.JwtHashNotFound, ErrorCode.JwtBlacklisted, ErrorCode.JwtExpired);
+  // The company's policy may accept its credentials from some client addresses only (any protected route).
+  // … and restrict a session without a second factor to enrolling one, where it requires one.
+  codes.push(ErrorCode.IpNotAllowed, ErrorCode.MfaEnrollmentRequired);
   if (rule.stepUp) codes.push(ErrorCode.ReauthenticationRequired);
   const unauthorized = rule.stepUp ? STEP_UP_NOTE : undefined;
   if (!rule.permission && !rule.jwtOnly && !rule.apiKeyOnly) return { codes, public: false, unauthorized };

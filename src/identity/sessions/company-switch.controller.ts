@@ -36,7 +36,7 @@ export class CompanySwitchController {
   @NoStore()
   @ApiOkResponse({ type: LoginResultDto, headers: NO_STORE_HEADERS })
   @ApiForbiddenResponse({
-    description: 'error_company_not_member; error_sso_required; error_login_method_not_accepted',
+    description: 'error_company_not_member; error_sso_required; error_login_method_not_accepted; error_ip_not_allowed',
     type: ErrorBodySchema,
   })
   @ApiTooManyRequestsResponse({

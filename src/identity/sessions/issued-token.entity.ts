@@ -1,7 +1,14 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 export type TokenRevokeReason =
-  'logout' | 'company_switch' | 'refresh' | 'session_revoked' | 'membership_removed' | 'password_changed';
+  | 'logout'
+  | 'company_switch'
+  | 'refresh'
+  | 'session_revoked'
+  | 'membership_removed'
+  | 'password_changed'
+  | 'ip_not_allowed'
+  | 'idle';
 
 /**
  * Every JWT the service signed, with its refresh token, both kept only as SHA-256 digests. A JWT whose digest

@@ -7,6 +7,9 @@ import { membershipJoin } from '../../accounts/membership/membership-sql';
 import { effectivePermissionsColumn, memberRolesColumn, parseRoleRefs } from '../../accounts/roles/role-sql';
 import { type Grant, normalizeGrants } from '../../access/permissions/permission';
 import { passkeyCountColumn } from '../passkeys/passkey-records';
+import { AuditRecorder } from '../../audit/recorder/audit-recorder.service';
+import type { ClientInfo } from '../../platform/common/http/client-info';
+import { endIdleSession } from './idle-sessions';
 import { LoginPolicy } from './login-policy';
 import type { LoginMethod } from './login-session.entity';
 import { JwtKeyRing } from '../../platform/keys/jwt-key-ring';
@@ -29,6 +32,8 @@ interface TokenRow extends OwnerColumns {
   expires_at: Date;
   revoked_at: Date | null;
   ended_at: Date | null;
+  last_used_at: Date;
+  second_factor: boolean;
   permissions: Grant[] | null;
   roles: unknown;
 }
@@ -45,6 +50,7 @@ interface JwtClaims {
  * member's token is found and refused as blacklisted rather than unknown.
  */
 const LOOK_UP = `SELECT t.id, t.session_id, t.company_id, t.issued_at, t.expires_at, t.revoked_at, s.employee_id, s.ended_at,
+       s.last_used_at, s.second_factor,
        ${effectivePermissionsColumn('m')} AS permissions, ${memberRolesColumn('m')} AS roles, ${OWNER_COLUMNS}, ${passkeyCountColumn('e.id')} AS employee_passkeys
   FROM issued_token t
   JOIN login_session s ON s.id = t.session_id
@@ -67,6 +73,7 @@ export class JwtStrategy implements CredentialStrategy {
     private readonly keys: JwtKeyRing,
     private readonly dataSource: DataSource,
     private readonly policy: LoginPolicy,
+    private readonly audit: AuditRecorder,
   ) {}
 
   /** Anything that is not `key:secret` is taken for a JWT (docs/contract.md, Credentials). */
@@ -105,6 +112,8 @@ export class JwtStrategy implements CredentialStrategy {
       credentialId: row.id,
       ...ownerOf(row),
     };
+    if (principal.policy?.idleMs != null) principal.lastUsedMs = new Date(row.last_used_at).getTime();
+    if (principal.policy?.mfaRequired && !row.second_factor) principal.restricted = 'mfa_enrollment';
     return {
       status: 'valid',
       principal,
@@ -116,6 +125,11 @@ export class JwtStrategy implements CredentialStrategy {
   /** A JWT's use is its session's: `credentialId` is the session id. */
   recordUse(sessionId: string, at: Date): Promise<unknown> {
     return this.dataSource.query('UPDATE login_session SET last_used_at = $1 WHERE id = $2', [at, sessionId]);
+  }
+
+  /** See {@link endIdleSession}. */
+  endIdle(principal: Principal, client: ClientInfo, at: Date): Promise<boolean> {
+    return endIdleSession(this.dataSource, this.audit, principal, client, at);
   }
 
   /**

@@ -11,6 +11,8 @@ export interface LoginResult {
   session_id: string;
   company: { id: number; name: string };
   employee: { id: number; email: string; name: string };
+  /** Present when the session may only enrol a second factor (docs/contract.md "Company policies and roles"). */
+  restricted?: 'mfa_enrollment';
 }
 
 export function toLoginResult(
@@ -18,8 +20,9 @@ export function toLoginResult(
   session: Pick<LoginSession, 'id'>,
   company: { id: number; name: string },
   employee: Pick<Employee, 'id' | 'email' | 'name'>,
+  restricted = false,
 ): LoginResult {
-  return {
+  const result: LoginResult = {
     jwt: pair.jwt,
     refresh_token: pair.refreshToken,
     expires_at: toVietnamIso(pair.token.expiresAt),
@@ -27,4 +30,6 @@ export function toLoginResult(
     company: { id: company.id, name: company.name },
     employee: { id: employee.id, email: employee.email, name: employee.name },
   };
+  if (restricted) result.restricted = 'mfa_enrollment';
+  return result;
 }

@@ -10,7 +10,9 @@ export type SessionEndReason =
   | 'password_reset'
   | 'mfa_enabled'
   | 'backchannel_logout'
-  | 'sso_enforced';
+  | 'sso_enforced'
+  | 'ip_not_allowed'
+  | 'idle';
 
 /** How the person signed in: docs/contract.md, sessions list `method`. */
 export type LoginMethod = 'password' | 'sso' | 'passkey';
@@ -56,6 +58,13 @@ export class LoginSession {
 
   @Column({ name: 'sso_sid', type: 'varchar', length: 255, nullable: true })
   ssoSid?: string | null;
+
+  /**
+   * Whether the person proved a second factor at login (TOTP, a passkey, a provider): a company requiring one
+   * restricts a session without it to enrolling one (docs/contract.md "Company policies and roles").
+   */
+  @Column({ name: 'second_factor', type: 'boolean', default: false })
+  secondFactor?: boolean;
 
   @Column({ type: 'varchar', length: 64, nullable: true })
   ip: string | null;

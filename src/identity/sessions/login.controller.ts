@@ -63,7 +63,10 @@ export class LoginController {
     description: 'error_login_ticket_invalid: the login_ticket is unknown, used or expired (60 seconds)',
     type: ErrorBodySchema,
   })
-  @ApiForbiddenResponse({ description: 'error_company_not_member; error_sso_required', type: ErrorBodySchema })
+  @ApiForbiddenResponse({
+    description: 'error_company_not_member; error_sso_required; error_ip_not_allowed',
+    type: ErrorBodySchema,
+  })
   @ApiFailedLoginLock()
   authenticateFinish(@Body() body: LoginDto, @Client() client: ClientInfo): Promise<LoginResultDto> {
     if (body.login_ticket !== undefined) {

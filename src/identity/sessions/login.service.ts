@@ -14,6 +14,7 @@ import { employeeById } from '../../accounts/employee/employee-records';
 import { MembershipService } from '../../accounts/membership/membership.service';
 import { takeLoginTicket } from '../passkeys/login-tickets';
 import { type LoginResult, toLoginResult } from './login-result';
+import { assertAddressAllowed } from './company-policy-gate';
 import { LoginPolicy } from './login-policy';
 import type { LoginMethod, LoginSession } from './login-session.entity';
 import { SessionStore } from './session-store';
@@ -125,13 +126,15 @@ export class LoginService {
    */
   async openSession(
     manager: EntityManager,
-    employee: Pick<Employee, 'id' | 'email' | 'name'>,
+    employee: Pick<Employee, 'id' | 'email' | 'name'> & { totpEnabledAt?: Date | null },
     companyId: number,
     client: ClientInfo,
     method: LoginMethod = 'password',
     provider: { issuer: string; sub: string; sid: string | null } | null = null,
   ): Promise<LoginResult> {
     const now = this.clock.now();
+    const policy = await this.store.policy(manager, companyId);
+    assertAddressAllowed(policy, client.ip);
     const company = await this.store.company(manager, companyId);
     const session: LoginSession = {
       id: randomUUID(),
@@ -144,13 +147,15 @@ export class LoginService {
       ssoIssuer: provider?.issuer ?? null,
       ssoSub: provider?.sub ?? null,
       ssoSid: provider?.sid ?? null,
+      // A password login of an account with TOTP on was asked for its code (AccountCheck).
+      secondFactor: method !== 'password' || (employee.totpEnabledAt ?? null) !== null,
       ip: client.ip.slice(0, 64),
       userAgent: client.userAgent?.slice(0, 512) ?? null,
       endedAt: null,
       endReason: null,
     };
     await this.store.insertSession(manager, session);
-    const pair = await this.issuer.issue(manager, session, companyId, now);
+    const pair = await this.issuer.issue(manager, session, companyId, now, policy.session_days);
     await this.audit.record(manager, {
       type: 'login.succeeded',
       companyId,
@@ -160,6 +165,6 @@ export class LoginService {
       userAgent: client.userAgent,
       details: { method },
     });
-    return toLoginResult(pair, session, company, employee);
+    return toLoginResult(pair, session, company, employee, policy.mfa_required && !session.secondFactor);
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, IsNull } from 'typeorm';
 import { companyRef } from '../../accounts/company/company-records';
+import { policyOf, type PolicyView } from '../../accounts/company-policy/company-policy-records';
 import { employeeJoin } from '../../accounts/employee/employee-sql';
 import { findMember, type Member } from '../../accounts/membership/membership-records';
 import { IssuedToken, type TokenRevokeReason } from './issued-token.entity';
@@ -42,6 +43,8 @@ export abstract class SessionStore {
   /** The membership check of a token being issued, key-locking the membership (membership/'s findMember). */
   abstract member(manager: EntityManager, employeeId: number, companyId: number): Promise<Member | null>;
   abstract company(manager: EntityManager, companyId: number): Promise<{ id: number; name: string }>;
+  /** The company's policy (docs/contract.md "Company policies and roles"; the defaults when it set none). */
+  abstract policy(manager: EntityManager, companyId: number): Promise<PolicyView>;
   abstract insertToken(manager: EntityManager, token: IssuedToken): Promise<void>;
   /** Blacklists one token or every token of a session; answers how many were still active. */
   abstract revokeTokens(
@@ -133,6 +136,10 @@ export class TypeOrmSessionStore extends SessionStore {
 
   company(manager: EntityManager, companyId: number): Promise<{ id: number; name: string }> {
     return companyRef(manager, companyId);
+  }
+
+  policy(manager: EntityManager, companyId: number): Promise<PolicyView> {
+    return policyOf(manager, companyId);
   }
 
   async insertToken(manager: EntityManager, token: IssuedToken): Promise<void> {

@@ -8,6 +8,7 @@ import { ErrorCode } from '../../platform/common/errors/error-codes';
 import type { ClientInfo } from '../../platform/common/http/client-info';
 import { RevocationBus } from '../../platform/revocation/revocation-bus';
 import type { Principal } from '../../access/rules/principal';
+import { assertAddressAllowed } from './company-policy-gate';
 import { type LoginResult, toLoginResult } from './login-result';
 import { LoginPolicy } from './login-policy';
 import type { LoginSession } from './login-session.entity';
@@ -48,11 +49,13 @@ export class SessionTokens {
       }
       const session = await this.store.lockLiveSession(manager, principal.sessionId!);
       if (!session) throw blacklisted('The session has ended.');
+      const policy = await this.store.policy(manager, companyId);
+      assertAddressAllowed(policy, client.ip);
       await this.policy.assertSessionMayEnter(manager, companyId, { ...session, email: member.employee.email });
       const revoked = await this.issuer.revoke(manager, { id: principal.credentialId }, 'company_switch', now);
       if (revoked !== 1) throw blacklisted('This token has already been replaced.');
       await this.store.moveSession(manager, session.id, companyId, now);
-      const pair = await this.issuer.issue(manager, session, companyId, now);
+      const pair = await this.issuer.issue(manager, session, companyId, now, policy.session_days);
       // In both companies: each one's administrators see the session arrive or leave.
       const companies = [...new Set([principal.companyId, companyId])];
       await this.audit.record(
@@ -64,7 +67,13 @@ export class SessionTokens {
           details: { from_company_id: principal.companyId, to_company_id: companyId },
         })),
       );
-      return toLoginResult(pair, session, member.company, member.employee);
+      return toLoginResult(
+        pair,
+        session,
+        member.company,
+        member.employee,
+        policy.mfa_required && !session.secondFactor,
+      );
     });
     await this.bus.publish({ type: 'token', tokenId: principal.credentialId });
     return result;
@@ -75,11 +84,13 @@ export class SessionTokens {
    * refused as blacklisted when the account no longer belongs to the company, and as a switch into it would be
    * when the company's rules no longer admit the session (enforcement turned on, its provider changed).
    */
-  async renew(manager: EntityManager, session: LoginSession, now: Date): Promise<LoginResult> {
+  async renew(manager: EntityManager, session: LoginSession, now: Date, client?: ClientInfo): Promise<LoginResult> {
     const member = await this.store.member(manager, session.employeeId, session.companyId);
     if (!member) throw blacklisted('The account no longer belongs to this company.');
+    const policy = await this.store.policy(manager, session.companyId);
+    if (client) assertAddressAllowed(policy, client.ip);
     await this.policy.assertSessionMayEnter(manager, session.companyId, { ...session, email: member.employee.email });
-    const pair = await this.issuer.issue(manager, session, session.companyId, now);
-    return toLoginResult(pair, session, member.company, member.employee);
+    const pair = await this.issuer.issue(manager, session, session.companyId, now, policy.session_days);
+    return toLoginResult(pair, session, member.company, member.employee, policy.mfa_required && !session.secondFactor);
   }
 }

@@ -86,7 +86,7 @@ export class SessionService {
 
     const result = await this.store.transaction(async (manager) => {
       if (!(await this.store.spendRefresh(manager, token.id, now))) throw refreshInvalid();
-      const renewed = await this.tokens.renew(manager, session, now);
+      const renewed = await this.tokens.renew(manager, session, now, client);
       await this.audit.record(manager, {
         type: 'token.refreshed',
         companyId: session.companyId,

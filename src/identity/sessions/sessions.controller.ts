@@ -42,7 +42,10 @@ export class SessionsController {
   @NoStore()
   @ApiOkResponse({ type: LoginResultDto, headers: NO_STORE_HEADERS })
   @ApiUnauthorizedResponse({ description: 'error_refresh_token_invalid', type: ErrorBodySchema })
-  @ApiForbiddenResponse({ description: 'error_sso_required; error_login_method_not_accepted', type: ErrorBodySchema })
+  @ApiForbiddenResponse({
+    description: 'error_sso_required; error_login_method_not_accepted; error_ip_not_allowed',
+    type: ErrorBodySchema,
+  })
   @ApiBadRequestResponse({
     description:
       'error_jwt_blacklisted (the session has ended), error_session_max_age (more than 30 days since login), ' +

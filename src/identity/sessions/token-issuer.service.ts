@@ -8,7 +8,7 @@ import { sha256Hex } from '../auth/credentials/sha256';
 import type { IssuedToken, TokenRevokeReason } from './issued-token.entity';
 import type { LoginSession } from './login-session.entity';
 import { SessionStore } from './session-store';
-import { tokenExpiresAt } from './token-lifetime';
+import { TOKEN_LIFETIME_DAYS, tokenExpiresAt } from './token-lifetime';
 
 export interface IssuedPair {
   jwt: string;
@@ -33,9 +33,11 @@ export class TokenIssuer {
     session: Pick<LoginSession, 'id' | 'employeeId' | 'createdAt'>,
     companyId: number,
     now: Date,
+    /** The company's `session_days` (docs/contract.md "Company policies and roles"), read by the caller. */
+    sessionDays: number = TOKEN_LIFETIME_DAYS,
   ): Promise<IssuedPair> {
     const id = randomUUID();
-    const expiresAt = tokenExpiresAt(now, session.createdAt);
+    const expiresAt = tokenExpiresAt(now, session.createdAt, sessionDays);
     const claims = {
       sub: String(session.employeeId),
       cid: companyId,

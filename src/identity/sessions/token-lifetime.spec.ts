@@ -27,4 +27,12 @@ describe('tokenExpiresAt', () => {
     const refreshedOnDay25 = new Date('2026-11-26T03:00:00Z');
     expect(tokenExpiresAt(refreshedOnDay25, login).toISOString()).toBe('2026-12-01T03:00:00.000Z');
   });
+
+  it("a company's session_days shortens it: 1 ends at 23:59:59 Vietnam time the day after", () => {
+    const issued = new Date('2026-11-21T03:00:00Z');
+    expect(toVietnamIso(tokenExpiresAt(issued, issued, 1))).toBe('2026-11-22T23:59:59+07:00');
+    expect(toVietnamIso(tokenExpiresAt(issued, issued, 7))).toBe('2026-11-28T23:59:59+07:00');
+    // Never longer than the source's 14 days, whatever is asked.
+    expect(toVietnamIso(tokenExpiresAt(issued, issued, 30))).toBe('2026-12-05T23:59:59+07:00');
+  });
 });

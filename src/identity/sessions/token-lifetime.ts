@@ -8,14 +8,15 @@ export const TOKEN_LIFETIME_DAYS = 14;
 export const SESSION_MAX_AGE_MS = 30 * DAY_MS;
 
 /**
- * When a token issued at `issuedAt` stops being valid: 23:59:59 Vietnam time on the 14th day after the Vietnam
- * calendar day of issue, and never later than the session's login time plus 30 days. The token is expired from
- * that instant on (valid at 23:59:58, expired at 23:59:59).
+ * When a token issued at `issuedAt` stops being valid: 23:59:59 Vietnam time on the 14th day (or the company's
+ * `session_days`, 1–14) after the Vietnam calendar day of issue, and never later than the session's login time
+ * plus 30 days. The token is expired from that instant on (valid at 23:59:58, expired at 23:59:59).
  */
-export function tokenExpiresAt(issuedAt: Date, loginAt: Date): Date {
+export function tokenExpiresAt(issuedAt: Date, loginAt: Date, days: number = TOKEN_LIFETIME_DAYS): Date {
   const vietnamDayStart = Math.floor((issuedAt.getTime() + VIETNAM_OFFSET_MS) / DAY_MS) * DAY_MS;
-  const endOfDay14 = vietnamDayStart + TOKEN_LIFETIME_DAYS * DAY_MS + DAY_MS - 1000 - VIETNAM_OFFSET_MS;
-  return new Date(Math.min(endOfDay14, sessionMaxExpiresAt(loginAt).getTime()));
+  const lastDay = Math.min(Math.max(days, 1), TOKEN_LIFETIME_DAYS);
+  const endOfLastDay = vietnamDayStart + lastDay * DAY_MS + DAY_MS - 1000 - VIETNAM_OFFSET_MS;
+  return new Date(Math.min(endOfLastDay, sessionMaxExpiresAt(loginAt).getTime()));
 }
 
 export function sessionMaxExpiresAt(loginAt: Date): Date {

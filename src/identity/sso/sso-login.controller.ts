@@ -110,7 +110,7 @@ export class SsoLoginController {
     description: 'error_login_ticket_invalid (also from another browser than the one that started the sign-in)',
     type: ErrorBodySchema,
   })
-  @ApiForbiddenResponse({ description: 'error_company_not_member', type: ErrorBodySchema })
+  @ApiForbiddenResponse({ description: 'error_company_not_member; error_ip_not_allowed', type: ErrorBodySchema })
   exchange(
     @Body() body: SsoExchangeDto,
     @Req() request: FastifyRequest,

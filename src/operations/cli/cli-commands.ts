@@ -8,6 +8,7 @@ import { parseGrants } from '../../access/permissions/permission';
 import { OperatorActionsService } from './operator-actions.service';
 import { listCompanies, listEmployees, listSessions } from './operator-lists';
 import { type CliCommand, positiveInteger, timeFlag, UsageError } from './cli-command';
+import { POLICY_COMMANDS } from './policy-commands';
 import { RATE_LIMIT_COMMANDS } from './rate-limit-commands';
 import { QUOTA_COMMANDS } from './quota-commands';
 
@@ -146,4 +147,5 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
   },
   ...RATE_LIMIT_COMMANDS,
   ...QUOTA_COMMANDS,
+  ...POLICY_COMMANDS,
 };

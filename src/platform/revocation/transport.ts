@@ -8,6 +8,8 @@ export type RevocationNotice =
   | { type: 'roles'; companyId: number }
   /** Something every credential of the account carries changed (its second factors). */
   | { type: 'employee'; employeeId: number }
+  /** The company's policy changed: every credential of the company carries the policy it was read with. */
+  | { type: 'company_policy'; companyId: number }
   /** Not a revocation: the operator changed the rate-limit overrides; every instance loads them again. */
   | { type: 'rate_limit_overrides' }
   /** Not a revocation: a security-event stream was added, removed or paused; deliverers look again. */

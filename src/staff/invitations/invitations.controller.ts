@@ -92,7 +92,9 @@ export class InvitationsController {
     type: ErrorBodySchema,
   })
   @ApiForbiddenResponse({
-    description: 'error_sso_required: the company signs in through its provider only',
+    description:
+      'error_sso_required: the company signs in through its provider only; error_ip_not_allowed: not from this ' +
+      "address (the company's ip_allowlist)",
     type: ErrorBodySchema,
   })
   @ApiFailedLoginLock()

@@ -29,7 +29,7 @@ export class UsersService {
 
   /** From the verified credential alone: the hot path of a client checking who it is costs no query. */
   me(principal: Principal): MeDto {
-    return {
+    const me: MeDto = {
       employee: { ...principal.employee },
       company: { ...principal.company },
       permissions: [...principal.permissions],
@@ -38,6 +38,8 @@ export class UsersService {
       session_id: principal.sessionId,
       mfa: { ...principal.mfa },
     };
+    if (principal.restricted !== undefined) me.restricted = principal.restricted;
+    return me;
   }
 
   async list(companyId: number, query: EmployeeListQueryDto): Promise<Page<ListedEmployeeDto>> {

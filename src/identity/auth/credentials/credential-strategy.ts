@@ -1,5 +1,11 @@
 import { DiscoveryService } from '@nestjs/core';
 import type { Principal } from '../../../access/rules/principal';
+import type { ClientInfo } from '../../../platform/common/http/client-info';
+import {
+  type CompanyPolicyJson,
+  companyPolicyColumn,
+  credentialPolicyOf,
+} from '../../../accounts/company-policy/company-policy-sql';
 
 /** What one look-up found; {@link CredentialService} turns it into a cache entry and a verdict. */
 export type LookUpResult =
@@ -34,6 +40,11 @@ export interface CredentialStrategy {
    * a reauthentication on another instance counts at once); `null` when unknown. Kinds without a person omit it.
    */
   provenAt?(principal: Principal): Promise<Date | null>;
+  /**
+   * Ends the principal's session for having been unused longer than its company's idle time-out (kinds with
+   * sessions only); whether this call ended it (false: it had ended already).
+   */
+  endIdle?(principal: Principal, client: ClientInfo, at: Date): Promise<boolean>;
 }
 
 /**
@@ -55,16 +66,21 @@ export interface OwnerColumns {
   employee_totp: boolean;
   /** Added by each strategy with the passkeys' own column (src/identity/passkeys/), which auth/ does not name. */
   employee_passkeys: number;
+  /** The company's policy row, null on the defaults. */
+  company_policy: CompanyPolicyJson | null;
 }
 
 export const OWNER_COLUMNS =
   'e.email AS employee_email, e.name AS employee_name, c.name AS company_name, ' +
-  'e.totp_enabled_at IS NOT NULL AS employee_totp';
+  `e.totp_enabled_at IS NOT NULL AS employee_totp, ${companyPolicyColumn('c.id')}`;
 
-export function ownerOf(row: OwnerColumns): Pick<Principal, 'employee' | 'company' | 'mfa'> {
-  return {
+export function ownerOf(row: OwnerColumns): Pick<Principal, 'employee' | 'company' | 'mfa' | 'policy'> {
+  const owner: Pick<Principal, 'employee' | 'company' | 'mfa' | 'policy'> = {
     employee: { id: row.employee_id, email: row.employee_email, name: row.employee_name },
     company: { id: row.company_id, name: row.company_name },
     mfa: { totp: row.employee_totp === true, passkeys: Number(row.employee_passkeys ?? 0) },
   };
+  const policy = credentialPolicyOf(row.company_policy);
+  if (policy !== undefined) owner.policy = policy;
+  return owner;
 }

@@ -12,8 +12,10 @@ import { CredentialStrategies } from './credential-strategies';
 import { type CachedCredential, CredentialCache } from './credential-cache';
 import type { CredentialVerdict, Principal } from '../../../access/rules/principal';
 import { type RevocationNotice, RevocationBus } from '../../../platform/revocation/revocation-bus';
+import { evictedBy } from './evicted-by';
 import { sha256Hex } from './sha256';
 import { UsageRecorder } from './usage-recorder';
+import type { ClientInfo } from '../../../platform/common/http/client-info';
 
 export { sha256Hex } from './sha256';
 
@@ -56,7 +58,7 @@ export class CredentialService implements RateLimitCredentials {
     private readonly strategies: CredentialStrategies,
     private readonly clock: Clock,
     private readonly usage: UsageRecorder,
-    bus: RevocationBus,
+    private readonly bus: RevocationBus,
     metrics: AppMetrics,
   ) {
     bus.onNotice((notice) => this.forget(notice));
@@ -128,6 +130,15 @@ export class CredentialService implements RateLimitCredentials {
     const entry = this.cache.get(value, this.clock.nowMs()) ?? (await this.lookUp(value));
     if (entry.status !== 'valid' || entry.expiresAtMs <= this.clock.nowMs()) return null;
     return entry;
+  }
+
+  /**
+   * Ends a session found idle past its company's time-out (the auth guard's check), and tells every instance;
+   * the request that found it is refused as any request of an ended session is.
+   */
+  async endIdle(principal: Principal, client: ClientInfo): Promise<void> {
+    const ended = await this.strategies.ofKind(principal.kind)?.endIdle?.(principal, client, this.clock.now());
+    if (ended) await this.bus.publish({ type: 'session', sessionId: principal.sessionId! });
   }
 
   /** When the principal's person last proved themselves (see {@link CredentialStrategy.provenAt}). */
@@ -208,30 +219,11 @@ export class CredentialService implements RateLimitCredentials {
   }
 
   private forget(notice: RevocationNotice): void {
-    // Overrides and stream changes travel on the same bus; they change no credential.
-    if (notice.type === 'rate_limit_overrides' || notice.type === 'event_streams') return;
+    const matches = evictedBy(notice);
+    if (matches === null) return;
     this.epoch++;
     this.inFlight.clear();
-    switch (notice.type) {
-      case 'session':
-        this.cache.evictWhere((p) => p.sessionId === notice.sessionId);
-        break;
-      case 'token':
-        this.cache.evictWhere((p) => p.kind === 'jwt' && p.credentialId === notice.tokenId);
-        break;
-      case 'api_key':
-        this.cache.evictWhere((p) => p.kind === 'api_key' && p.credentialId === notice.keyId);
-        break;
-      case 'membership':
-        this.cache.evictWhere((p) => p.employeeId === notice.employeeId && p.companyId === notice.companyId);
-        break;
-      case 'employee':
-        this.cache.evictWhere((p) => p.employeeId === notice.employeeId);
-        break;
-      case 'roles':
-        this.cache.evictWhere((p) => p.companyId === notice.companyId);
-        break;
-    }
+    this.cache.evictWhere(matches);
   }
 }
 

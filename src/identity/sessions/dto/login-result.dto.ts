@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 /**
  * What the documentation shows (Swagger UI's sample otherwise reads "string"): a token as the service issues one,
@@ -66,4 +66,13 @@ export class LoginResultDto {
 
   @ApiProperty({ type: EmployeeRefDto })
   employee: EmployeeRefDto;
+
+  @ApiPropertyOptional({
+    enum: ['mfa_enrollment'],
+    description:
+      'The company requires a second factor and this login proved none: only /v1/users/me, its mfa/* and passkeys ' +
+      'routes and logout answer (others: 403 error_mfa_enrollment_required) until one is enrolled and the person ' +
+      'logs in again',
+  })
+  restricted?: 'mfa_enrollment';
 }

@@ -172,6 +172,20 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorCodeEntry> = {
     when: 'unknown, used or expired `login_ticket`, `sso_code` or passkey `challenge_id`',
     example: 'The login ticket is unknown, used or expired; start the login again.',
   },
+  [ErrorCode.IpNotAllowed]: {
+    status: 403,
+    when:
+      "the company accepts its credentials from other client addresses only (its policy's `ip_allowlist`): a " +
+      'login into it, a refresh or switch into it, or a request with its credentials',
+    example: 'This company accepts its credentials only from its own networks.',
+  },
+  [ErrorCode.MfaEnrollmentRequired]: {
+    status: 403,
+    when:
+      'the company requires a second factor and this session has not proven one: only /v1/users/me, its mfa/* and ' +
+      'passkeys routes and logout answer until a factor is enrolled and the person logs in again',
+    example: 'Your company requires a second factor: enrol TOTP or a passkey, then log in again.',
+  },
   [ErrorCode.RateLimitExceed]: {
     status: 429,
     when: 'a rate limit is reached: wait Retry-After seconds',

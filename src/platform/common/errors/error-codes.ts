@@ -30,6 +30,8 @@ export const ErrorCode = {
   LoginMethodNotAccepted: 'error_login_method_not_accepted',
   ReauthenticationRequired: 'error_reauthentication_required',
   LoginTicketInvalid: 'error_login_ticket_invalid',
+  IpNotAllowed: 'error_ip_not_allowed',
+  MfaEnrollmentRequired: 'error_mfa_enrollment_required',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

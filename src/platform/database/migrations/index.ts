@@ -11,7 +11,9 @@ import { CreateEventStreams1795553400000 } from './1795553400000-CreateEventStre
 import { ProveSsoEmailDomains1795553500000 } from './1795553500000-ProveSsoEmailDomains';
 import { BindSsoFlowsToBrowsers1795553700000 } from './1795553700000-BindSsoFlowsToBrowsers';
 import { CapScimTokens1795553800000 } from './1795553800000-CapScimTokens';
+import { CreateCompanyPolicy1795553900000 } from './1795553900000-CreateCompanyPolicy';
 import { CreateRoles1795553950000 } from './1795553950000-CreateRoles';
+import { AddSessionSecondFactor1795554000000 } from './1795554000000-AddSessionSecondFactor';
 
 /**
  * Listed explicitly (not globbed) so the compiled app, ts-jest and the TypeORM CLI all see the same set; one per
@@ -31,5 +33,7 @@ export const MIGRATIONS = [
   ProveSsoEmailDomains1795553500000,
   BindSsoFlowsToBrowsers1795553700000,
   CapScimTokens1795553800000,
+  CreateCompanyPolicy1795553900000,
   CreateRoles1795553950000,
+  AddSessionSecondFactor1795554000000,
 ];

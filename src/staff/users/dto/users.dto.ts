@@ -56,6 +56,12 @@ export class MeDto {
 
   @ApiProperty({ type: MfaStateDto, description: "The account's second factors" })
   mfa: MfaStateDto;
+
+  @ApiPropertyOptional({
+    enum: ['mfa_enrollment'],
+    description: 'The session may only enrol a second factor (the company requires one), then log in again',
+  })
+  restricted?: 'mfa_enrollment';
 }
 
 export class CompanyEmployeeDto extends EmployeeRefDto {
