@@ -35,7 +35,15 @@ class Instance {
       database,
       extraModules: [ProbeModule],
       // Warnings only: a line captured per request of the 10,000 would be most of this file's time.
-      env: { REDIS_URL, CONCURRENCY_LIMIT: String(CAP), TRUST_PROXY: '127.0.0.1', LOG_LEVEL: 'warn' },
+      // Thousands of aborted requests stay in flight while their handlers wait: shedding load (a bound of its
+      // own, tested in shedding.any-database) would answer them 503 before the limiter saw them.
+      env: {
+        REDIS_URL,
+        CONCURRENCY_LIMIT: String(CAP),
+        SHED_MAX_IN_FLIGHT: '0',
+        TRUST_PROXY: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+      },
     });
     await t.app.listen(0, '127.0.0.1');
     const { port } = t.app.getHttpServer().address() as { port: number };
@@ -173,17 +181,22 @@ describe('the concurrency cap across two instances sharing Redis', () => {
   });
 
   it('returns the lease of every request whose client went away: 10,000 aborted requests leave no lease', async () => {
+    const WAVES = 40;
+    const WAVE = 250;
+    /** The requests of a wave whose client stays until the guard admits them (every one but each fourth). */
+    const KEPT = WAVE - Math.ceil(WAVE / 4);
     // Unauthenticated, each from an address of its own (its own leases), so nearly every one is admitted and
     // holds a lease when its client leaves: at once (a quarter), or once admitted, while the handler waits.
     const admittedBefore = (await a.allowed('probe')) + (await b.allowed('probe'));
     const started = performance.now();
-    for (let wave = 0; wave < 20; wave++) {
+    // 40 waves of 250: the same 10,000, at half the burst, so the tests running beside this one keep their share
+    // of the machine's two cores.
+    for (let wave = 0; wave < WAVES; wave++) {
       const target = wave % 2 === 0 ? a : b;
       const before = target.admittedNow('probe');
-      const sockets = Array.from({ length: 500 }, (_, i) => {
+      const sockets = Array.from({ length: WAVE }, (_, i) => {
         const request =
-          'GET /v1/probe/slow?ms=5000 HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
-          `X-Forwarded-For: 198.18.${wave * 2 + (i >> 8)}.${i & 255}\r\n\r\n`;
+          'GET /v1/probe/slow?ms=5000 HTTP/1.1\r\nHost: 127.0.0.1\r\n' + `X-Forwarded-For: 198.18.${wave}.${i}\r\n\r\n`;
         const socket = connect(target.port, '127.0.0.1', () => {
           socket.write(request);
           if (i % 4 === 0) socket.destroy();
@@ -191,8 +204,9 @@ describe('the concurrency cap across two instances sharing Redis', () => {
         socket.on('error', () => undefined);
         return { socket, closed: new Promise((resolve) => socket.on('close', resolve)) };
       });
-      // The other three quarters leave once the guard has admitted them (their handlers wait 5 s).
-      for (let tries = 0; target.admittedNow('probe') - before < 375 && tries < 400; tries++) await sleep(5);
+      // The other three quarters leave once the guard has admitted every one of them (their handlers wait 5 s).
+      const deadline = performance.now() + 20_000;
+      while (target.admittedNow('probe') - before < KEPT && performance.now() < deadline) await sleep(5);
       for (const { socket } of sockets) socket.destroy();
       await Promise.all(sockets.map(({ closed }) => closed));
     }
@@ -210,7 +224,7 @@ describe('the concurrency cap across two instances sharing Redis', () => {
         `${admitted} admitted (each took a lease) before their client left, lease keys left afterwards ${left.length}` +
         ` (checks answered from memory, Redis late: ${a.fallbacks() + b.fallbacks()})`,
     );
-    expect(admitted).toBeGreaterThan(7000);
+    expect(admitted).toBeGreaterThanOrEqual(WAVES * KEPT);
     expect(left).toEqual([]);
     // The credential's own leases are untouched and free: 20 slow requests of it all get in.
     const again = await Promise.all(Array.from({ length: CAP }, (_, i) => (i % 2 ? a : b).slow(jwt, 200)));
