@@ -12,6 +12,14 @@ export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://p
 /** A PostgreSQL database made and migrated once per run (postgres-global-setup.ts), the template of each test's. */
 export const POSTGRES_TEMPLATE_DATABASE = `staff_auth_template_${(process.env.JEST_RUN_ID ?? 'local').replace(/\W/g, '_')}`;
 
+/**
+ * The prefix of this run's throw-away PostgreSQL databases. They are dropped together when the run ends
+ * (postgres-global-teardown.ts), not one by one as files finish: each DROP DATABASE forces an immediate
+ * checkpoint, which on this 2-core machine stalled the server for over a second while other files were
+ * connecting (their pools gave up after the service's 1.5 s and answered 503).
+ */
+export const POSTGRES_TEST_DATABASE_PREFIX = `staff_auth_test_${(process.env.JEST_RUN_ID ?? 'local').replace(/\W/g, '_')}_`;
+
 /** A PGlite folder made and migrated once per run (embedded-global-setup.ts), copied by each test. */
 export const EMBEDDED_TEMPLATE_DIR = join(tmpdir(), `staff-auth-pglite-template-${process.env.JEST_RUN_ID ?? 'local'}`);
 
@@ -55,7 +63,7 @@ export async function provisionDatabase(
       drop: async () => rmSync(dataDir, { recursive: true, force: true }),
     };
   }
-  const name = `staff_auth_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const name = `${POSTGRES_TEST_DATABASE_PREFIX}${process.pid}_${randomBytes(4).toString('hex')}`;
   // CREATE DATABASE … TEMPLATE copies the migrated files in a few milliseconds, where running the migrations on
   // an empty database took about a second per file on a loaded 2-core machine.
   const template = options.empty ? '' : ` TEMPLATE "${POSTGRES_TEMPLATE_DATABASE}"`;
@@ -66,8 +74,11 @@ export async function provisionDatabase(
     env: { DATABASE_URL: url.toString(), DATA_DIR: dataDir, REDIS_KEY_PREFIX: redisKeyPrefix },
     url: url.toString(),
     dataDir,
+    // Its sessions are ended now (what the file opened is closed); the database itself goes with the run's.
     drop: async () => {
-      await withAdminClient((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+      await withAdminClient((client) =>
+        client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]),
+      );
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

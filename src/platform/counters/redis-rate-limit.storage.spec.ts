@@ -39,6 +39,7 @@ describeRateLimitStorage('redis', () => ({
   ttlMs: 4000,
   slackMs: 50,
   advance: (ms) => sleep(ms),
+  advanceWindow: (key, ms) => shortenLife(key, ms),
 }));
 
 describe('RedisRateLimitStorage', () => {
@@ -71,7 +72,18 @@ describeRateLimitStorage('redis, as on a Cluster', () => ({
   ttlMs: 4000,
   slackMs: 50,
   advance: (ms) => sleep(ms),
+  advanceWindow: (key, ms) => shortenLife(key, ms),
 }));
+
+/**
+ * A window's time moved forward on the server: its key's remaining life cut by `ms` (PEXPIRE to 0 or less
+ * deletes it, as its expiry would). Were the window sliding, the hits after the first would have renewed that life.
+ */
+async function shortenLife(key: string, ms: number): Promise<void> {
+  const redisKey = PREFIX + key;
+  const left = await redis.pttl(redisKey);
+  if (left > 0) await redis.pexpire(redisKey, Math.floor(left - ms));
+}
 
 function asCluster(client: Redis): Redis {
   return new Proxy(client, {
