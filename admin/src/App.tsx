@@ -93,7 +93,7 @@ function Shell({ account }: { account: Account }) {
   const notice = useLogin((s) => s.notice);
   const me = useLoad(() => authed<Me>('GET', '/v1/users/me'), [account.jwt]);
   // A session the company restricts to enrolling a second factor may use its own account's screen only.
-  const restricted = (me.data ? me.data.restricted : account.restricted) === 'mfa_enrollment';
+  const restricted = account.restricted === 'mfa_enrollment' || me.data?.restricted === 'mfa_enrollment';
   const held = restricted ? [] : (me.data?.permissions ?? []);
   const staff = holds(held, 'users:read') || holds(held, 'users:write');
   const tabs: Array<{ id: Screen; label: string; shown: boolean }> = [
