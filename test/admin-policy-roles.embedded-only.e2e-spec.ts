@@ -260,6 +260,9 @@ run('the administration page: Policy, Roles and the restricted session, in Chrom
     expect((await tabs().getByRole('link').allInnerTexts()).map((t) => t.trim())).toEqual(['Account']);
     await page.getByRole('heading', { name: 'Passkeys' }).waitFor();
     expect(await page.getByRole('heading', { name: 'Password', exact: true }).count()).toBe(0);
+    // Such a session has no second factor: only setting one up is offered, not turning TOTP off.
+    await page.getByRole('button', { name: 'Set up two-step verification' }).waitFor();
+    expect(await page.getByRole('heading', { name: 'Turn off two-step verification' }).count()).toBe(0);
     // What the notice says is what the service does with this login.
     const refused = await api('GET', '/v1/users/sessions', undefined, await storedJwt());
     expect(refused.body.error).toEqual(['error_mfa_enrollment_required']);

@@ -72,7 +72,7 @@ export function Account({ held, restricted = false }: { held: string[]; restrict
         </section>
       )}
       <section className="card">
-        <Totp held={held} />
+        <Totp held={held} known={restricted ? 'off' : undefined} />
       </section>
       <section className="card">
         <Passkeys />

@@ -27,7 +27,7 @@ export function EnrolmentNotice() {
       <strong>Your company requires a second factor.</strong> Until you set one up, this login can do nothing else:{' '}
       <SectionLink section="totp-title">set up two-step verification</SectionLink> with an authenticator app or{' '}
       <SectionLink section="passkeys-title">add a passkey</SectionLink>, then{' '}
-      <button className="button button-link" type="button" onClick={() => void logOut()}>
+      <button className="button button-link button-inline" type="button" onClick={() => void logOut()}>
         log in again
       </button>{' '}
       with it.

@@ -122,18 +122,20 @@ export function Policy() {
       </p>
       <form onSubmit={(e) => void submit(e)} className="stack-tight" noValidate>
         {result && <Alert tone={result.tone}>{result.text}</Alert>}
-        <label className="checkbox">
-          <input
-            type="checkbox"
-            checked={draft.mfa_required}
-            onChange={(e) => set({ mfa_required: e.target.checked })}
-          />{' '}
-          Require a second factor (an authenticator app or a passkey) from everyone
-        </label>
-        <p className="hint">
-          A password login then also needs the app’s code or is made with a passkey; single sign-on counts. Someone
-          without a second factor can only set one up until they log in again with it.
-        </p>
+        <div className="field">
+          <label className="checkbox">
+            <input
+              type="checkbox"
+              checked={draft.mfa_required}
+              onChange={(e) => set({ mfa_required: e.target.checked })}
+            />{' '}
+            Require a second factor (an authenticator app or a passkey) from everyone
+          </label>
+          <p className="hint">
+            A password login then also needs the app’s code or is made with a passkey; single sign-on counts. Someone
+            without a second factor can only set one up until they log in again with it.
+          </p>
+        </div>
         <div className="field-grid">
           <div className="field">
             <label htmlFor="policy-session-days">Days a login lasts</label>
