@@ -92,6 +92,18 @@ run('the administration page: Policy, Roles and the restricted session, in Chrom
     expect(await tabs().getByRole('link', { name: 'Policy' }).count()).toBe(0);
     await logIn(owner);
     await tabs().getByRole('link', { name: 'Policy' }).waitFor();
+    // All ten sections: one row at 1280 px, two at 375 px, none cut off or scrolled out of view.
+    for (const [width, height] of WIDTHS) {
+      await page.setViewportSize({ width, height });
+      const tops = await tabs()
+        .getByRole('link')
+        .evaluateAll((links) => new Set(links.map((a) => Math.round(a.getBoundingClientRect().top))).size);
+      expect(tops).toBe(width === 375 ? 2 : 1);
+      const strip = tabs().locator('.tabs-inner');
+      const overflow = await strip.evaluate((el) => el.scrollWidth - el.clientWidth);
+      expect({ width, overflow }).toEqual({ width, overflow: 0 });
+    }
+    await page.setViewportSize({ width: 1100, height: 800 });
     await logIn(manager);
     await tabs().getByRole('link', { name: 'Roles' }).waitFor();
     expect(await tabs().getByRole('link', { name: 'Policy' }).count()).toBe(0);
