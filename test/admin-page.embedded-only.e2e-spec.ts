@@ -288,9 +288,11 @@ run('the administration page at /admin, in Chromium', () => {
       'Sessions',
       'API keys',
       'Employees',
+      'Roles',
       'Activity',
       'Limits',
       'Single sign-on',
+      'Policy',
     ]);
     await page.screenshot({ path: join(DOCS, 'admin-home.png'), fullPage: true });
 
@@ -557,7 +559,7 @@ run('the administration page at /admin, in Chromium', () => {
         expect(box.left).toBeGreaterThanOrEqual(0);
         expect(box.right).toBeLessThanOrEqual(375);
       }
-      expect(await tabs.count()).toBe(8);
+      expect(await tabs.count()).toBe(10);
     }
     await page.getByRole('banner').getByRole('button', { name: 'Log out' }).click();
     await page.getByRole('heading', { name: 'Log in' }).waitFor();

@@ -7,9 +7,12 @@ import { Activity } from './screens/Activity';
 import { EventStreams } from './screens/EventStreams';
 import { ApiKeys } from './screens/ApiKeys';
 import { Employees } from './screens/Employees';
+import { EnrolmentNotice } from './screens/EnrolmentNotice';
 import { Home } from './screens/Home';
 import { Limits } from './screens/Limits';
 import { Login } from './screens/Login';
+import { Policy } from './screens/Policy';
+import { Roles } from './screens/Roles';
 import { Sessions } from './screens/Sessions';
 import { Sso } from './screens/Sso';
 import { StepUpPrompt } from './StepUpPrompt';
@@ -24,14 +27,25 @@ import {
   useLogin,
 } from './session';
 
-type Screen = 'home' | 'account' | 'sessions' | 'apikeys' | 'employees' | 'activity' | 'limits' | 'sso';
+type Screen =
+  'home' | 'account' | 'sessions' | 'apikeys' | 'employees' | 'roles' | 'activity' | 'limits' | 'sso' | 'policy';
+const SCREENS: Screen[] = [
+  'account',
+  'sessions',
+  'apikeys',
+  'employees',
+  'roles',
+  'activity',
+  'limits',
+  'sso',
+  'policy',
+];
 
 /** The screen lives in the hash (never the token), so reload and the back button keep it. */
 function useScreen(): [Screen, (screen: Screen) => void] {
   const read = (): Screen => {
     const name = window.location.hash.replace(/^#\/?/, '');
-    const screens: Screen[] = ['account', 'sessions', 'apikeys', 'employees', 'activity', 'limits', 'sso'];
-    return screens.includes(name as Screen) ? (name as Screen) : 'home';
+    return SCREENS.includes(name as Screen) ? (name as Screen) : 'home';
   };
   const [screen, setScreen] = useState<Screen>(read);
   useEffect(() => {
@@ -78,20 +92,26 @@ function Shell({ account }: { account: Account }) {
   const [screen, go] = useScreen();
   const notice = useLogin((s) => s.notice);
   const me = useLoad(() => authed<Me>('GET', '/v1/users/me'), [account.jwt]);
-  const held = me.data?.permissions ?? [];
+  // A session the company restricts to enrolling a second factor may use its own account's screen only.
+  const restricted = account.restricted === 'mfa_enrollment' || me.data?.restricted === 'mfa_enrollment';
+  const held = restricted ? [] : (me.data?.permissions ?? []);
+  const staff = holds(held, 'users:read') || holds(held, 'users:write');
   const tabs: Array<{ id: Screen; label: string; shown: boolean }> = [
-    { id: 'home', label: 'Home', shown: true },
+    { id: 'home', label: 'Home', shown: !restricted },
     { id: 'account', label: 'Account', shown: true },
-    { id: 'sessions', label: 'Sessions', shown: true },
+    { id: 'sessions', label: 'Sessions', shown: !restricted },
     { id: 'apikeys', label: 'API keys', shown: holds(held, 'apikeys:manage') },
-    { id: 'employees', label: 'Employees', shown: holds(held, 'users:read') || holds(held, 'users:write') },
+    { id: 'employees', label: 'Employees', shown: staff },
+    { id: 'roles', label: 'Roles', shown: staff },
     { id: 'activity', label: 'Activity', shown: holds(held, 'auditevents:read') },
     { id: 'limits', label: 'Limits', shown: holds(held, 'auditevents:read') },
     { id: 'sso', label: 'Single sign-on', shown: holds(held, 'sso:manage') },
+    { id: 'policy', label: 'Policy', shown: holds(held, '*') },
   ];
   const visible = tabs.filter((t) => t.shown);
   // A screen the user may not use (a stale link, or permissions just narrowed) falls back to Home.
-  const current = me.data && !visible.some((t) => t.id === screen) ? 'home' : screen;
+  const fallback = restricted ? 'account' : 'home';
+  const current = (me.data || restricted) && !visible.some((t) => t.id === screen) ? fallback : screen;
 
   useEffect(() => {
     document.title = `${tabs.find((t) => t.id === current)?.label ?? 'Home'} · Staff administration`;
@@ -152,9 +172,10 @@ function Shell({ account }: { account: Account }) {
             </button>
           </Alert>
         )}
+        {restricted && <EnrolmentNotice />}
         {me.error ? <Alert tone="error">{describeError(me.error)}</Alert> : null}
         {current === 'home' && <Home account={account} me={me.data} />}
-        {current === 'account' && <AccountScreen held={held} />}
+        {current === 'account' && <AccountScreen held={held} restricted={restricted} />}
         {current === 'sessions' && <Sessions />}
         {current === 'apikeys' && me.data && <ApiKeys key={account.jwt} held={held} />}
         {current === 'employees' && me.data && <Employees key={account.jwt} held={held} selfId={account.employee.id} />}
@@ -166,6 +187,8 @@ function Shell({ account }: { account: Account }) {
         )}
         {current === 'limits' && me.data && <Limits key={account.jwt} sessionId={account.session_id} />}
         {current === 'sso' && me.data && <Sso key={account.jwt} held={held} />}
+        {current === 'roles' && me.data && <Roles key={account.jwt} held={held} />}
+        {current === 'policy' && me.data && <Policy key={account.jwt} />}
       </main>
     </div>
   );

@@ -21,6 +21,31 @@ export interface Account {
   session_id: string;
   company: Company;
   employee: Employee;
+  /** The company requires a second factor this login did not prove: the session may only enrol one. */
+  restricted?: 'mfa_enrollment';
+}
+
+/** A role a member holds, as listed with the member. */
+export interface RoleRef {
+  id: number;
+  name: string;
+}
+
+/** GET /v1/roles: one of the company's named permission sets. */
+export interface Role extends RoleRef {
+  permissions: string[];
+  /** How many members hold it. */
+  holders: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** GET and PUT /v1/company/policy. */
+export interface CompanyPolicy {
+  mfa_required: boolean;
+  session_days: number;
+  idle_timeout_minutes: number | null;
+  ip_allowlist: string[];
 }
 
 export interface Me {
@@ -29,6 +54,8 @@ export interface Me {
   permissions: string[];
   credential: 'jwt' | 'api_key';
   session_id: string | null;
+  roles?: RoleRef[];
+  restricted?: 'mfa_enrollment';
 }
 
 export interface Session {
@@ -86,7 +113,15 @@ export interface CompanyRateLimits {
 }
 
 export interface CompanyEmployee extends Employee {
+  /** Effective: the member's own and its roles'. */
   permissions: string[];
+  roles?: RoleRef[];
+}
+
+/** One field's problem in a 400 `error_validation` answer (`ip_allowlist[2]`, `session_days`). */
+export interface FieldError {
+  field: string;
+  message: string;
 }
 
 /** An answer other than 2xx, with the service's error code and the wait a 429 asks for. */
@@ -99,6 +134,8 @@ export class ApiError extends Error {
     readonly retryAfter: number | null,
     /** A 429 in the object form: a per-account limit (failed logins, company switches), not the request rate. */
     readonly perAccount: boolean,
+    /** A 400's `details`: one entry per field that failed. */
+    readonly details: FieldError[] = [],
   ) {
     super(message);
   }
@@ -125,11 +162,18 @@ async function toError(response: Response): Promise<ApiError> {
   if (Array.isArray(body)) {
     return new ApiError(response.status, String(body[0] ?? 'error_unknown'), '', retryAfter, false);
   }
-  const object = (body ?? {}) as { error?: unknown; message?: unknown; details?: Array<{ message?: string }> };
+  const object = (body ?? {}) as {
+    error?: unknown;
+    message?: unknown;
+    details?: Array<{ field?: unknown; message?: unknown }>;
+  };
   const code = Array.isArray(object.error) ? String(object.error[0]) : `http_${response.status}`;
-  const details = Array.isArray(object.details) ? object.details.map((d) => d.message).filter(Boolean) : [];
-  const message = [typeof object.message === 'string' ? object.message : '', ...details].filter(Boolean).join(' ');
-  return new ApiError(response.status, code, message, retryAfter, response.status === 429);
+  const fields = (Array.isArray(object.details) ? object.details : [])
+    .filter((d) => typeof d?.message === 'string' && d.message !== '')
+    .map((d) => ({ field: typeof d.field === 'string' ? d.field : '', message: d.message as string }));
+  const head = typeof object.message === 'string' ? object.message : '';
+  const message = [head, ...fields.map((d) => d.message)].filter(Boolean).join(' ');
+  return new ApiError(response.status, code, message, retryAfter, response.status === 429, fields);
 }
 
 /**

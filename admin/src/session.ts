@@ -113,6 +113,11 @@ function endIfSessionGone(error: unknown): void {
   if (error instanceof ApiError && SESSION_ENDING_CODES.has(error.code) && useLogin.getState().account) {
     endSession(ENDED[error.code] ?? 'Your session has ended. Log in again.');
   }
+  // The company began requiring a second factor while this login was open: it stays restricted until the next.
+  const account = useLogin.getState().account;
+  if (error instanceof ApiError && error.code === 'error_mfa_enrollment_required' && account && !account.restricted) {
+    useLogin.setState({ account: { ...account, restricted: 'mfa_enrollment' } });
+  }
 }
 
 /** A request with the page's token; an answer saying the token is dead returns the page to the login. */

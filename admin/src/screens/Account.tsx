@@ -59,15 +59,20 @@ function ChangePassword() {
   );
 }
 
-/** One's own account: password, second factor and passkeys (sessions are on their own screen). */
-export function Account({ held }: { held: string[] }) {
+/**
+ * One's own account: password, second factor and passkeys (sessions are on their own screen). A session restricted
+ * to enrolling a second factor is offered only that (the service refuses it the rest).
+ */
+export function Account({ held, restricted = false }: { held: string[]; restricted?: boolean }) {
   return (
     <div className="stack">
+      {!restricted && (
+        <section className="card">
+          <ChangePassword />
+        </section>
+      )}
       <section className="card">
-        <ChangePassword />
-      </section>
-      <section className="card">
-        <Totp held={held} />
+        <Totp held={held} known={restricted ? 'off' : undefined} />
       </section>
       <section className="card">
         <Passkeys />

@@ -1,63 +1,18 @@
-import { type FormEvent, useState } from 'react';
-import { type CompanyEmployee, describeError } from '../api';
-import { Alert, PermissionChips, PermissionPicker, useLoad } from '../components';
+import { useState } from 'react';
+import { type CompanyEmployee, describeError, type Role } from '../api';
+import { Alert, PermissionChips, useLoad } from '../components';
+import { EditPermissions } from './EditPermissions';
 import { NewEmployee } from './AddEmployee';
 import { OpenInvitations } from './Invitations';
 import { covers, holds } from '../permissions';
 import { authed } from '../session';
+import { ROLES_PATH } from './Roles';
 import { EmployeeActions } from './StaffActions';
 
 const PER_PAGE = 20;
 
 interface Listed extends CompanyEmployee {
   mfa: boolean;
-}
-
-function EditPermissions({
-  employee,
-  held,
-  onDone,
-}: {
-  employee: CompanyEmployee;
-  held: string[];
-  onDone(saved: boolean): void;
-}) {
-  const [permissions, setPermissions] = useState<string[]>(employee.permissions);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await authed('PUT', `/v1/users/${employee.id}/permissions`, { permissions });
-      onDone(true);
-    } catch (e) {
-      setError(describeError(e));
-      setBusy(false);
-    }
-  };
-
-  return (
-    <form onSubmit={(e) => void submit(e)} className="stack-tight edit-panel">
-      {error && <Alert tone="error">{error}</Alert>}
-      <PermissionPicker
-        legend={`Permissions of ${employee.name || employee.email}`}
-        held={held}
-        value={permissions}
-        onChange={setPermissions}
-      />
-      <div className="button-row">
-        <button className="button button-primary" type="submit" disabled={busy}>
-          {busy ? 'Saving…' : 'Save permissions'}
-        </button>
-        <button className="button button-secondary" type="button" onClick={() => onDone(false)}>
-          Cancel
-        </button>
-      </div>
-    </form>
-  );
 }
 
 export function Employees({ held, selfId }: { held: string[]; selfId: number }) {
@@ -72,6 +27,14 @@ export function Employees({ held, selfId }: { held: string[]; selfId: number }) 
     if (search) params.set('q', search);
     return authed<{ data: Listed[]; total: number }>('GET', `/v1/users?${params}`);
   }, [canRead, page, search]);
+  // The company's roles, to assign them (GET /v1/roles needs users:read; changing a member needs users:write).
+  const roles = useLoad(
+    () =>
+      canRead && canWrite
+        ? authed<{ data: Role[] }>('GET', ROLES_PATH).then((page) => page.data)
+        : Promise.resolve(null),
+    [canRead, canWrite],
+  );
   const [editing, setEditing] = useState<number | null>(null);
   const [changed, setChanged] = useState<string | null>(null);
   const [invited, setInvited] = useState(0);
@@ -129,6 +92,11 @@ export function Employees({ held, selfId }: { held: string[]; selfId: number }) 
                     </div>
                     <div className="row-meta">
                       <span>{employee.email}</span>
+                      {employee.roles?.map((role) => (
+                        <span key={role.id} className="badge">
+                          {role.name}
+                        </span>
+                      ))}
                       <PermissionChips permissions={employee.permissions} />
                     </div>
                   </div>
@@ -157,6 +125,7 @@ export function Employees({ held, selfId }: { held: string[]; selfId: number }) 
                     <EditPermissions
                       employee={employee}
                       held={held}
+                      roles={roles.data}
                       onDone={(saved) => {
                         setEditing(null);
                         if (saved) reload();

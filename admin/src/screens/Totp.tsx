@@ -122,9 +122,10 @@ function TotpSetUp({ onStarted, onOn }: { onStarted(): void; onOn(): void }) {
  */
 type TotpState = 'unknown' | 'on' | 'off';
 
-export function Totp({ held }: { held: string[] }) {
+/** `known`: what the page knows already (a session restricted to enrolling a second factor has none). */
+export function Totp({ held, known }: { held: string[]; known?: 'off' }) {
   const self = useLogin((s) => s.account?.employee ?? null);
-  const [state, setState] = useState<TotpState>('unknown');
+  const [state, setState] = useState<TotpState>(known ?? 'unknown');
   // Someone who may list employees can read their own `mfa` there; others see both forms.
   useEffect(() => {
     if (!self || !holds(held, 'users:read')) return;
