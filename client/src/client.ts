@@ -13,6 +13,11 @@ export interface StaffAuthClientOptions {
   baseUrl: string;
   /** How long a request may keep retrying 429s; unlimited by default, so a caller never sees a 429. */
   retry?: RetryBudget;
+  /**
+   * Requests of one credential in flight at once until the service announces its `CONCURRENCY_LIMIT` (in its first
+   * refusal by that cap; from then on the announced one holds). Default 20, the service's default.
+   */
+  concurrency?: number;
   /** Refresh the token this long before its `expires_at` (default 60 s). */
   refreshMarginMs?: number;
   /** The transport underneath (default: the global fetch). */
@@ -64,7 +69,7 @@ export function createStaffAuthClient(options: StaffAuthClientOptions): StaffAut
   });
   const transport = scheduledFetch({
     clock,
-    scheduler: new RateLimitScheduler(clock),
+    scheduler: new RateLimitScheduler(clock, options.concurrency),
     groups: new RouteGroups(),
     session,
     fetch: options.fetch ?? ((request) => globalThis.fetch(request)),

@@ -1,4 +1,4 @@
-import { parseStructuredList, quotaExhaustedMs, readBucket, retryAfterMs } from './rate-limit-headers';
+import { parseStructuredList, quotaExhaustedMs, readBucket, readConcurrency, retryAfterMs } from './rate-limit-headers';
 import { RouteGroups } from './route-group';
 
 describe('reading the rate-limit headers', () => {
@@ -64,5 +64,23 @@ describe('reading the rate-limit headers', () => {
     expect(at('"get-products";r=3;t=2, "hour";r=0;t=42')).toBe(42_000);
     expect(at('"get-products";r=3;t=2, "hour";r=0;t=42, "day";r=0;t=3600')).toBe(3_600_000);
     expect(quotaExhaustedMs(new Headers())).toBeUndefined();
+  });
+
+  it('reads the concurrency cap from "concurrency";q=, and a 429 with "concurrency";r=0 as a refusal by it', () => {
+    const now = Date.parse('2026-11-10T03:00:00Z');
+    const refusal = new Headers({
+      'ratelimit-policy': '"get-products";q=30;w=3, "concurrency";q=20',
+      ratelimit: '"get-products";r=29;t=1, "concurrency";r=0',
+      'retry-after': '1',
+    });
+    expect(readConcurrency(refusal, 429, now)).toEqual({ cap: 20, refused: true, retryAfterMs: 1000 });
+    // The bucket's own item is still read as the bucket (its remaining count: the request was not charged).
+    expect(readBucket(refusal, 'GET')).toEqual({ group: 'products', capacity: 30, windowMs: 3000, remaining: 29 });
+    // A bucket's 429 (no concurrency item at r=0), an admitted answer, and nonsense are not refusals by the cap.
+    const bucket = new Headers({ 'ratelimit-policy': '"get-products";q=30;w=3', ratelimit: '"get-products";r=0;t=1' });
+    expect(readConcurrency(bucket, 429, now)).toEqual({ cap: undefined, refused: false });
+    expect(readConcurrency(refusal, 200, now)).toEqual({ cap: 20, refused: false });
+    const zero = new Headers({ 'ratelimit-policy': '"concurrency";q=0', ratelimit: '"concurrency";r=1' });
+    expect(readConcurrency(zero, 429, now)).toEqual({ cap: undefined, refused: false });
   });
 });

@@ -131,3 +131,27 @@ export function quotaExhaustedMs(headers: Headers): number | undefined {
   }
   return waitSeconds === undefined ? undefined : waitSeconds * 1000;
 }
+
+/** What an answer says of its credential's concurrency cap (docs/contract.md, "Beyond the bucket"). */
+export interface ConcurrencyInfo {
+  /** The cap, from a `"concurrency";q=<cap>` item of `RateLimit-Policy`. */
+  cap?: number;
+  /** A 429 of the cap (`RateLimit: …, "concurrency";r=0`), not of the bucket: the bucket was not charged. */
+  refused: boolean;
+  /** How long the credential's other requests should wait, unless one of its own ends first. */
+  retryAfterMs?: number;
+}
+
+/** The IETF item the service names its concurrency cap by. */
+const CONCURRENCY_POLICY = 'concurrency';
+
+/** The concurrency cap an answer announces, and whether it is a refusal by that cap. */
+export function readConcurrency(headers: Headers, status: number, now: number): ConcurrencyInfo {
+  const policy = parseStructuredList(headers.get('ratelimit-policy') ?? '').find((i) => i.name === CONCURRENCY_POLICY);
+  const cap = positiveInteger(policy?.params.q);
+  const info: ConcurrencyInfo = { cap: cap === 0 ? undefined : cap, refused: false };
+  if (status !== 429) return info;
+  const state = parseStructuredList(headers.get('ratelimit') ?? '').find((item) => item.name === CONCURRENCY_POLICY);
+  if (positiveInteger(state?.params.r) !== 0) return info;
+  return { ...info, refused: true, retryAfterMs: retryAfterMs(headers, now) };
+}

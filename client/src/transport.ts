@@ -1,5 +1,5 @@
 import type { Clock } from './clock';
-import { quotaExhaustedMs, readBucket, retryAfterMs } from './rate-limit-headers';
+import { quotaExhaustedMs, readBucket, readConcurrency, retryAfterMs } from './rate-limit-headers';
 import type { RouteGroups } from './route-group';
 import type { RateLimitScheduler } from './scheduler';
 import { REFRESH_PENDING, type TokenSession } from './token-session';
@@ -48,6 +48,9 @@ const PUBLIC_PATHS = new Set([
  *   refresh has replaced meanwhile).
  * While a quota is used up (an answer's `"hour"` or `"day"` item with `r=0`), no request is sent until it frees
  * up, whatever its method × group, as far as the retry budget allows (beyond it, the server's 429 is returned).
+ * A 429 of the concurrency cap (`"concurrency";r=0`) is retried, within the same budget, as soon as one of the
+ * credential's requests in flight ends, or after `Retry-After` if none does first (the scheduler's gate holds
+ * it, and the credential's other requests, until then); it charged no bucket.
  * Aborting the request's signal ends any of these waits at once.
  */
 export function scheduledFetch(parts: TransportParts): (request: Request) => Promise<Response> {
@@ -61,6 +64,9 @@ export function scheduledFetch(parts: TransportParts): (request: Request) => Pro
     const { method, url, signal } = request;
     const body = request.body ? await request.arrayBuffer() : undefined;
     const authenticate = !request.headers.has('authorization') && !PUBLIC_PATHS.has(new URL(url).pathname);
+    // Whose concurrency cap the request counts against: the session's token, the caller's own credential, or
+    // (none) the client's address.
+    const credential = authenticate ? 'session' : (request.headers.get('authorization') ?? '-');
     let retries = 0;
     let waitedMs = 0;
     let refreshed = false;
@@ -71,7 +77,7 @@ export function scheduledFetch(parts: TransportParts): (request: Request) => Pro
         await clock.sleep(holdMs, signal);
       }
       if (authenticate) await session.ready(signal);
-      const permit = await scheduler.acquire(groups.keyOf(method, url), signal, retries > 0);
+      const permit = await scheduler.acquire(groups.keyOf(method, url), signal, retries > 0, credential);
       const token = authenticate ? session.tokenNow() : undefined;
       if (token === REFRESH_PENDING) {
         permit.release();
@@ -94,16 +100,19 @@ export function scheduledFetch(parts: TransportParts): (request: Request) => Pro
       if (quotaMs !== undefined) quotaUntil = Math.max(quotaUntil, clock.now() + quotaMs);
       const bucket = readBucket(response.headers, method);
       groups.learn(method, url, bucket.group);
-      permit.release(bucket);
+      const concurrency = readConcurrency(response.headers, response.status, clock.now());
+      permit.release(bucket, concurrency);
 
       if (response.status === 429) {
         stats.rateLimited++;
         const waitMs = retryAfterMs(response.headers, clock.now());
+        // A refusal by the cap may be over sooner (a request of the credential ends): its budget is its bound.
         if (retries >= maxRetries || waitedMs + waitMs > maxWaitMs) return response;
         retries++;
         waitedMs += waitMs;
         await response.body?.cancel();
-        await clock.sleep(waitMs, signal);
+        // Held by the credential's gate in the scheduler instead: until a request ends, or Retry-After.
+        if (!concurrency.refused) await clock.sleep(waitMs, signal);
         continue;
       }
       if (token && response.status === 400 && !refreshed) {

@@ -22,6 +22,8 @@ export interface FakeServiceOptions {
   tokenLifetimeMs?: number;
   /** A company quota of `limit` authenticated requests per fixed window of `windowMs` (aligned to 0), any path. */
   quota?: { limit: number; windowMs: number };
+  /** The concurrency cap: at most this many requests of one credential admitted and not yet answered. */
+  concurrencyLimit?: number;
 }
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -48,6 +50,11 @@ export class FakeService {
   expireEarly = new Set<string>();
   /** The next `count` requests are refused with this Retry-After (seconds), as if another client had filled the bucket. */
   refuseNext = { count: 0, retryAfter: 1 };
+  /** Leases of every credential held by another process with the same credential (under the concurrency cap). */
+  leasesElsewhere = 0;
+  /** The most requests of one credential the cap has admitted at once (with `leasesElsewhere`). */
+  maxLeases = 0;
+  private readonly leases = new Map<string, number>();
 
   constructor(
     private readonly clock: FakeClock,
@@ -55,6 +62,12 @@ export class FakeService {
   ) {}
 
   readonly fetch = async (request: Request): Promise<Response> => {
+    const credential = request.headers.get('authorization') ?? '-';
+    const leases = (this.leases.get(credential) ?? 0) + this.leasesElsewhere;
+    const cap = this.options.concurrencyLimit;
+    if (cap !== undefined && leases >= cap) return this.overCap(request, cap);
+    this.leases.set(credential, (this.leases.get(credential) ?? 0) + 1);
+    this.maxLeases = Math.max(this.maxLeases, leases + 1);
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     try {
@@ -72,8 +85,34 @@ export class FakeService {
       return response;
     } finally {
       this.inFlight--;
+      this.leases.set(credential, this.leases.get(credential)! - 1);
     }
   };
+
+  /**
+   * A refusal by the concurrency cap, at once, as the service answers it: `Retry-After: 1`, the bucket's headers
+   * (its bucket left as it was) and the `"concurrency"` members of the IETF fields.
+   */
+  private overCap(request: Request, cap: number): Response {
+    const path = new URL(request.url).pathname;
+    const group = this.options.group ?? path.split('/')[2] ?? '-';
+    const credential = request.headers.get('authorization') ?? '-';
+    const { headers } = this.limitHeaders(request.method, group, credential, false);
+    const name = `"${request.method.toLowerCase()}-${group}"`;
+    const policy = headers['ratelimit-policy'] ?? `${name};q=${this.options.capacity ?? 30};w=3`;
+    const state = headers.ratelimit ?? `${name};r=${headers['x-rate-limit-remaining']};t=1`;
+    headers['ratelimit-policy'] = `${policy}, "concurrency";q=${cap}`;
+    headers.ratelimit = `${state}, "concurrency";r=0`;
+    headers['retry-after'] = '1';
+    const status = 429;
+    const authorization = request.headers.get('authorization');
+    this.received.push({ at: this.clock.now(), method: request.method, path, authorization, status });
+    this.concurrencyRefusals++;
+    return json(status, ['error_rate_limit_exceed'], headers);
+  }
+
+  /** Requests the concurrency cap refused. */
+  concurrencyRefusals = 0;
 
   count(status: number): number {
     return this.received.filter((request) => request.status === status).length;
@@ -133,18 +172,19 @@ export class FakeService {
     return json(200, { data: [], page: 1, per_page: 20, total: 0 }, h);
   }
 
-  private limitHeaders(method: string, group: string, credential: string) {
+  /** The bucket's headers; `charge` false: only described (a request the concurrency cap refused). */
+  private limitHeaders(method: string, group: string, credential: string, charge = true) {
     const capacity = this.options.capacity ?? 30;
     const windowMs = this.options.windowMs ?? 3000;
     const interval = windowMs / capacity;
     const key = `${method}|${group}|${credential}`;
     const now = this.clock.now();
     const tat = Math.max(this.tat.get(key) ?? now, now);
-    const forced = this.refuseNext.count > 0;
+    const forced = charge && this.refuseNext.count > 0;
     if (forced) this.refuseNext.count--;
     const refused = forced || tat + interval - now > windowMs;
-    if (!refused) this.tat.set(key, tat + interval);
-    const level = (refused ? tat : tat + interval) - now;
+    if (!refused && charge) this.tat.set(key, tat + interval);
+    const level = (refused || !charge ? tat : tat + interval) - now;
     const remaining = Math.max(0, Math.floor((windowMs - level) / interval));
     const headers: Record<string, string> = {
       'x-rate-limit-limit': String(capacity),
