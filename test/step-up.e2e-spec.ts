@@ -79,6 +79,15 @@ describe('step-up', () => {
         return { ...me, call };
       },
     },
+    'PUT /v1/company/policy': {
+      admitted: 200,
+      prepare: async () => {
+        const me = await asOwner();
+        const policy = { mfa_required: false, session_days: 13, idle_timeout_minutes: null, ip_allowlist: [] };
+        const call = () => authed(t, me.jwt).put('/v1/company/policy', policy);
+        return { ...me, call };
+      },
+    },
     'POST /v1/users/:id/passwordreset': {
       admitted: 201,
       prepare: async () => {
