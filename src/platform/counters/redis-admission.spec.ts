@@ -3,18 +3,25 @@ import { DeadlineError, withDeadline } from './circuit-breaker';
 import { RedisAdmission } from './redis-admission';
 
 // The one path the real-server specs cannot time: a script that answers after the deadline. A stand-in connection
-// answers each script 50 ms late (the deadline is 10 ms) and records what is sent after.
-function lateRedis(answer: [number, string], isCluster: boolean) {
+// holds every script's answer until the test has seen the deadline pass (`answer()`), so a stalled event loop
+// cannot make the answer arrive first, and records what is sent after.
+function lateRedis(reply: [number, string], isCluster: boolean) {
   const removed: string[] = [];
+  const held: Array<() => void> = [];
+  let answered = false;
   const redis = {
     isCluster,
-    evalsha: () => new Promise((resolve) => setTimeout(() => resolve(answer), 50)),
+    evalsha: () => new Promise((resolve) => (answered ? resolve(reply) : held.push(() => resolve(reply)))),
     zrem: (key: string, id: string) => {
       removed.push(`${key} ${id}`);
       return Promise.resolve(1);
     },
   } as unknown as RedisConnection;
-  return { redis, removed };
+  const answer = () => {
+    answered = true;
+    held.splice(0).forEach((release) => release());
+  };
+  return { redis, removed, answer };
 }
 
 const deadline = <T>(work: Promise<T>) => withDeadline(work, 10);
@@ -22,22 +29,24 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.each([false, true])('RedisAdmission whose answer comes after the deadline (Cluster: %p)', (isCluster) => {
   it('returns the lease Redis took late, which no request holds', async () => {
-    const { redis, removed } = lateRedis([1, '100.000'], isCluster);
+    const { redis, removed, answer } = lateRedis([1, '100.000'], isCluster);
     const admission = new RedisAdmission(redis, deadline);
     await expect(admission.admit('req:k', 3000, 30, 1, { key: 'cc:late', cap: 20 })).rejects.toBeInstanceOf(
       DeadlineError,
     );
-    await sleep(80);
+    answer();
+    await sleep(20);
     expect(removed).toEqual([expect.stringMatching(/^cc:late \S+\.1$/)]);
   });
 
   it('returns nothing when the late answer took no lease', async () => {
-    const { redis, removed } = lateRedis([2, '0'], isCluster);
+    const { redis, removed, answer } = lateRedis([2, '0'], isCluster);
     const admission = new RedisAdmission(redis, deadline);
     await expect(admission.admit('req:k', 3000, 30, 1, { key: 'cc:full', cap: 20 })).rejects.toBeInstanceOf(
       DeadlineError,
     );
-    await sleep(80);
+    answer();
+    await sleep(20);
     expect(removed).toEqual([]);
   });
 });
