@@ -238,4 +238,16 @@ describe('production without PUBLIC_URL', () => {
     expectError(res, 503, 'error_service_unavailable');
     expect(res.body.message).toMatch(/PUBLIC_URL/);
   });
+
+  it('answers a company without a connection 404, as everywhere: there is no flow a setting could stop', async () => {
+    // The hostile mix found it: a start for any company id was a 5xx on a production service without PUBLIC_URL.
+    const [company] = await createCompanies(t, 'No connection');
+    for (const body of [{ company_id: company.id }, { email: 'someone@nowhere.example' }]) {
+      const res = await t
+        .http()
+        .post('/v1/sso/start')
+        .send({ ...body, return_to: '/admin' });
+      expectError(res, 404, 'error_not_found');
+    }
+  });
 });

@@ -58,15 +58,13 @@ export class SsoLoginService {
       ]);
     }
     if (redirectUri === null) {
+      // Only a connection that exists has a flow the missing setting stops; for any other the answer is the 404
+      // every service gives (a 5xx for any company id would page the operator on every probe).
+      await this.connectionFor(input);
       throw unavailable("Single sign-on cannot start: PUBLIC_URL (the service's external origin) is not set.");
     }
     const returnTo = checkedReturnTo(input.return_to, new URL(redirectUri).origin, this.config.corsOrigins);
-    const manager = this.dataSource.manager;
-    const connection =
-      input.company_id !== undefined
-        ? await connectionOf(manager, input.company_id)
-        : await connectionForDomain(manager, normalizeEmail(input.email!).split('@').pop()!);
-    if (!connection) throw ApiError.notFound('No single sign-on connection for this company or e-mail.');
+    const connection = await this.connectionFor(input);
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
     const codeVerifier = oidc.randomPKCECodeVerifier();
@@ -94,6 +92,16 @@ export class SsoLoginService {
       );
     });
     return { authorization_url: url };
+  }
+
+  private async connectionFor(input: { company_id?: number; email?: string }) {
+    const manager = this.dataSource.manager;
+    const connection =
+      input.company_id !== undefined
+        ? await connectionOf(manager, input.company_id)
+        : await connectionForDomain(manager, normalizeEmail(input.email!).split('@').pop()!);
+    if (!connection) throw ApiError.notFound('No single sign-on connection for this company or e-mail.');
+    return connection;
   }
 
   /**
