@@ -4,7 +4,7 @@ import { Agent, request } from 'node:http';
 import { resolve } from 'node:path';
 import * as fc from 'fast-check';
 import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
-import { call, createFleetAccount, type FleetAccount, logIn, type Session, sleep } from './support/fleet';
+import { type Answer, call, createFleetAccount, type FleetAccount, logIn, type Session, sleep } from './support/fleet';
 import { type FuzzContext, type FuzzRequest, type OpenApiDocument, requestsArbitrary } from './support/fuzz';
 import { descendants, NPM } from './support/process-tree';
 import {
@@ -47,14 +47,33 @@ function rssOf(pid: number): number {
   return Number(line.split(/\s+/)[1]) * 1024;
 }
 
-function send(port: number, agent: Agent, req: FuzzRequest): Promise<number> {
+/**
+ * An answer's status, or `shed` for the documented overload answer (docs/contract.md, "Beyond the bucket": 503
+ * `error_service_unavailable` with `Retry-After`). This test runs the service as production does, shedding on, on
+ * a machine that also runs the rest of the suite; when its two cores are saturated the service sheds, as it must.
+ * Any other 5xx stays a failure.
+ */
+type Outcome = number | 'shed';
+const SHED_ANSWER_BODY = JSON.stringify({
+  error: ['error_service_unavailable'],
+  message: 'The service is overloaded; try again shortly.',
+});
+
+function send(port: number, agent: Agent, req: FuzzRequest): Promise<Outcome> {
   return new Promise((resolve) => {
     const headers: Record<string, string | number> = { ...req.headers };
     if (req.body !== undefined) headers['content-length'] = Buffer.byteLength(req.body);
     if (req.huge && !req.huge.chunked) headers['content-length'] = req.huge.bytes;
     const outgoing = request({ host: '127.0.0.1', port, method: req.method, path: req.path, headers, agent }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode!));
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => res.statusCode! >= 500 && chunks.push(chunk));
+      res.on('end', () => {
+        const body = Buffer.concat(chunks).toString();
+        const shed = res.statusCode === 503 && res.headers['retry-after'] !== undefined && body === SHED_ANSWER_BODY;
+        // Named in the test's output, so a failure says which request it was.
+        if (res.statusCode! >= 500 && !shed) console.log(`${res.statusCode} to ${req.method} ${req.path}: ${body}`);
+        resolve(shed ? 'shed' : res.statusCode!);
+      });
       res.on('error', () => resolve(0));
     });
     outgoing.setTimeout(30_000, () => outgoing.destroy());
@@ -119,19 +138,33 @@ describe.each(STARTS)(
     let port: number;
     const credential = { jwt: '', apiKey: '' };
 
+    /** A shed answer is retried after its Retry-After, as a client does; anything else is returned. */
+    async function unshed(attempt: () => Promise<Answer>): Promise<Answer> {
+      for (let tries = 1; ; tries++) {
+        const answer = await attempt();
+        if (answer.status !== 503 || tries === 10) return answer;
+        await sleep(Number(answer.headers.get('retry-after') ?? 1) * 1000);
+      }
+    }
+
     async function renew(): Promise<void> {
-      credential.jwt = ((await logIn(service.url, account)).body as Session).jwt;
-      const key = await call(service.url, 'POST', '/v1/apikeys', {
-        credential: credential.jwt,
-        body: { name: 'hostile', permissions: ['*'] },
-      });
+      const session = await unshed(() => logIn(service.url, account));
+      expect(session.status).toBe(200);
+      credential.jwt = (session.body as Session).jwt;
+      const key = await unshed(() =>
+        call(service.url, 'POST', '/v1/apikeys', {
+          credential: credential.jwt,
+          body: { name: 'hostile', permissions: ['*'] },
+        }),
+      );
+      expect(key.status).toBe(201);
       credential.apiKey = (key.body as { api_key: string }).api_key;
     }
 
-    async function hostileRun(requests: number, seed: number): Promise<Record<number, number>> {
+    async function hostileRun(requests: number, seed: number): Promise<Record<string, number>> {
       const agent = new Agent({ keepAlive: true, maxSockets: 8 });
       const arbitrary = requestsArbitrary(ctx);
-      const statuses: Record<number, number> = {};
+      const statuses: Record<string, number> = {};
       try {
         for (let sent = 0, batch = 0; sent < requests; batch++) {
           const sample = fc.sample(arbitrary, { seed: seed + batch, numRuns: BATCH });
@@ -214,7 +247,7 @@ describe.each(STARTS)(
       const startMiB = rssNow();
       let peakMiB = startMiB;
       const sampler = setInterval(() => (peakMiB = Math.max(peakMiB, rssNow())), 100);
-      const runs: Array<Record<number, number>> = [];
+      const runs: Array<Record<string, number>> = [];
       let heapBefore: number;
       try {
         runs.push(await hostileRun(FIRST_RUN, SEED), await hostileRun(RUN, SEED + 1_000));
@@ -231,6 +264,10 @@ describe.each(STARTS)(
       console.log(`hostile-run memory (${_how}): ${JSON.stringify(figures)}`);
       for (const statuses of runs) {
         expect(Object.keys(statuses).filter((status) => Number(status) >= 500)).toEqual([]);
+        // Shedding may answer some of the mix on a saturated machine, but the memory read is of a mix served:
+        // most of every run reached the service's handlers.
+        const total = Object.values(statuses).reduce((sum, count) => sum + count, 0);
+        expect(statuses.shed ?? 0).toBeLessThan(total / 2);
       }
       // A second identical run adds nothing the heap keeps.
       expect(heapAfter - heapBefore).toBeLessThan(4);
