@@ -204,7 +204,13 @@ describe('company policy', () => {
     });
 
     it('refuses a login from outside the list, and a switch or refresh into the company', async () => {
+      const failedBefore = (await auditRows(t, acme.id, 'login.failed')).length;
       expectError(await loginFrom('192.0.2.9', member), 403, 'error_ip_not_allowed');
+      // A login attempt like any other (docs/contract.md "Audit log"), recorded though the session rolled back.
+      const failed = await auditRows(t, acme.id, 'login.failed');
+      expect(failed.slice(failedBefore).map((row) => [row.subject_id, row.details])).toEqual([
+        [String(member.id), { reason: 'ip_not_allowed', company_id: acme.id }],
+      ]);
       await loggedIn('2001:db8::5', member);
       const elsewhere = await loggedIn('192.0.2.9', owner, other.id);
       expectError(

@@ -50,7 +50,8 @@ export type LoginFailureReason =
   | 'otp_invalid'
   | 'sso_required'
   | 'sso_failed'
-  | 'passkey_invalid';
+  | 'passkey_invalid'
+  | 'ip_not_allowed';
 
 export type AuditActorKind = 'employee' | 'api_key' | 'operator' | 'anonymous';
 

@@ -75,7 +75,9 @@ export class LoginService {
       );
     }
     await this.assertPasswordLoginAllowed(employee.id, companyId, client);
-    const result = await this.store.transaction((manager) => this.openSession(manager, employee, companyId, client));
+    const result = await this.addressRefusalRecorded(employee.id, companyId, client, () =>
+      this.store.transaction((manager) => this.openSession(manager, employee, companyId, client)),
+    );
     this.metrics.login('success');
     return result;
   }
@@ -86,6 +88,27 @@ export class LoginService {
       await this.policy.assertPasswordLoginAllowed(companyId);
     } catch (error) {
       await this.accounts.recordFailure({ employeeId }, 'sso_required', client, { company_id: companyId });
+      throw error;
+    }
+  }
+
+  /**
+   * A login refused for its client address (the company's `ip_allowlist`) is a login attempt like any other:
+   * `login.failed` with reason `ip_not_allowed`, recorded after the refused session's transaction rolled back. It
+   * counts toward no lock: the person proved who they are, the network is what the company refuses.
+   */
+  private async addressRefusalRecorded<T>(
+    employeeId: number,
+    companyId: number,
+    client: ClientInfo,
+    login: () => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await login();
+    } catch (error) {
+      if (error instanceof ApiError && error.code === ErrorCode.IpNotAllowed) {
+        await this.accounts.recordFailure({ employeeId }, 'ip_not_allowed', client, { company_id: companyId });
+      }
       throw error;
     }
   }
@@ -112,10 +135,12 @@ export class LoginService {
     }
     // A passkey is not the company's identity provider: an enforced company refuses it as it does a password.
     await this.assertPasswordLoginAllowed(employeeId, companyId, client);
-    const result = await this.store.transaction(async (manager) => {
-      const employee = await employeeById(manager, employeeId);
-      return this.openSession(manager, employee!, companyId, client, 'passkey');
-    });
+    const result = await this.addressRefusalRecorded(employeeId, companyId, client, () =>
+      this.store.transaction(async (manager) => {
+        const employee = await employeeById(manager, employeeId);
+        return this.openSession(manager, employee!, companyId, client, 'passkey');
+      }),
+    );
     this.metrics.login('success', 'passkey');
     return result;
   }
