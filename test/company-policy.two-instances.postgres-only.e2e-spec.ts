@@ -9,13 +9,20 @@ import { startTestApp, type TestApp } from './support/test-app';
 /** docs/contract.md "Company policies and roles": a change holds on every instance within 1 second. */
 const BUDGET_MS = 1000;
 const OWNER_IP = '198.51.100.7';
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /**
- * Two instances on one PostgreSQL database (the instance bus over LISTEN/NOTIFY), one injected clock: a policy
- * saved on A refuses on B the credentials B had cached, and a session found idle on one instance is refused on the
- * other at once.
+ * Two instances on one PostgreSQL database, one injected clock: a policy saved on A refuses on B the credentials B
+ * had cached, and a session found idle on one instance is refused on the other at once. The instance bus carries
+ * each notice over Redis pub/sub and LISTEN/NOTIFY when Redis is there, over LISTEN/NOTIFY alone when it is not
+ * configured or does not answer.
  */
-describe('company policy across two instances', () => {
+describe.each([
+  ['PostgreSQL + Redis', { REDIS_URL }],
+  ['PostgreSQL alone', {}],
+  // Configured but not answering (nothing listens on port 1): the notice still travels over LISTEN/NOTIFY.
+  ['PostgreSQL with Redis down', { REDIS_URL: 'redis://127.0.0.1:1' }],
+])('company policy across two instances on %s', (_label, redis: Record<string, string>) => {
   const clock = new ManualClock('2026-11-21T03:00:00Z');
   let database: ProvisionedDatabase;
   let a: TestApp;
@@ -39,13 +46,14 @@ describe('company policy across two instances', () => {
 
   beforeAll(async () => {
     database = await provisionDatabase();
-    const env = { TRUST_PROXY: '127.0.0.1' };
+    const env = { TRUST_PROXY: '127.0.0.1', ...redis };
     a = await startTestApp({ database, env, clock });
     b = await startTestApp({ database, env, clock });
   });
   afterAll(async () => {
     await a?.close();
     await b?.close();
+    await database?.drop();
   });
 
   it('an allowlist saved on A refuses at once on B the credentials B had cached', async () => {
