@@ -13,6 +13,7 @@ import { SessionsModule } from './identity/sessions/sessions.module';
 import { OperatorActionsService } from './operations/cli/operator-actions.service';
 import { RateLimitOverrideActions } from './operations/cli/rate-limit-override-actions';
 import { QuotaActions } from './operations/cli/quota-actions';
+import { OperatorRules } from './operations/cli/operator-rules';
 
 @Module({})
 export class CliModule {
@@ -29,7 +30,14 @@ export class CliModule {
         AuditModule,
       ],
       // The audit trail's reader and retention job, without the service's HTTP route and hourly schedule.
-      providers: [OperatorActionsService, RateLimitOverrideActions, QuotaActions, AuditEventsService, AuditRetention],
+      providers: [
+        OperatorActionsService,
+        OperatorRules,
+        RateLimitOverrideActions,
+        QuotaActions,
+        AuditEventsService,
+        AuditRetention,
+      ],
     };
   }
 }

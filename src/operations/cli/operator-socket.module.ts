@@ -8,11 +8,12 @@ import { SessionsModule } from '../../identity/sessions/sessions.module';
 import { OperatorActionsService } from './operator-actions.service';
 import { RateLimitOverrideActions } from './rate-limit-override-actions';
 import { QuotaActions } from './quota-actions';
+import { OperatorRules } from './operator-rules';
 import { OperatorSocketServer } from './operator-socket.server';
 
 /** The service's side of the CLI on the embedded database: what the commands need, and the socket. */
 @Module({
   imports: [AuthModule, SessionsModule, CompanyModule, EmployeeModule, MembershipModule, AuditEventsModule],
-  providers: [OperatorActionsService, RateLimitOverrideActions, QuotaActions, OperatorSocketServer],
+  providers: [OperatorActionsService, OperatorRules, RateLimitOverrideActions, QuotaActions, OperatorSocketServer],
 })
 export class OperatorSocketModule {}

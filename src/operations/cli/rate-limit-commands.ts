@@ -1,6 +1,6 @@
-import { isUuid } from '../../platform/common/http/uuid';
 import { ANY, OVERRIDE_MODES, type OverrideMode } from '../../rate-limiting/overrides/override-table';
 import { type CliCommand, positiveInteger, timeFlag, UsageError } from './cli-command';
+import { apiKeyFlag, limitFlag, listAndUnsetCommands } from './operator-rule-commands';
 import { RateLimitOverrideActions } from './rate-limit-override-actions';
 
 /** An override's capacity (docs/contract.md). */
@@ -22,12 +22,6 @@ function groupFlag(value: string): string {
   return group;
 }
 
-function limitFlag(value: string): number {
-  const limit = positiveInteger('limit', value);
-  if (limit > MAX_OVERRIDE_LIMIT) throw new UsageError(`--limit must be 1 to ${MAX_OVERRIDE_LIMIT}, got ${value}`);
-  return limit;
-}
-
 function modeFlag(value: string | undefined): OverrideMode {
   if (value === undefined) return 'enforce';
   if (!(OVERRIDE_MODES as readonly string[]).includes(value)) {
@@ -36,19 +30,12 @@ function modeFlag(value: string | undefined): OverrideMode {
   return value as OverrideMode;
 }
 
-function apiKeyFlag(value: string | undefined): string | null {
-  if (value === undefined) return null;
-  const id = value.trim().toLowerCase();
-  if (!isUuid(id)) throw new UsageError(`--api-key must be an API key's id (a UUID), got "${value}"`);
-  return id;
-}
-
 const setInput = (flags: Record<string, string>) => ({
   companyId: positiveInteger('company', flags.company),
   apiKeyId: apiKeyFlag(flags['api-key']),
   method: methodFlag(flags.method),
   group: groupFlag(flags.group),
-  limit: limitFlag(flags.limit),
+  limit: limitFlag(flags.limit, MAX_OVERRIDE_LIMIT),
   mode: modeFlag(flags.mode),
   expiresAt: timeFlag('expires', flags.expires) ?? null,
 });
@@ -65,23 +52,8 @@ export const RATE_LIMIT_COMMANDS: Record<string, CliCommand> = {
     },
     run: (app, flags) => app.get(RateLimitOverrideActions).set(setInput(flags)),
   },
-  'ratelimit:list': {
-    summary: "list the rate-limit overrides, or a company's (a JSON array)",
-    flags: { required: [], optional: ['company'] },
-    check(flags) {
-      if (flags.company !== undefined) positiveInteger('company', flags.company);
-    },
-    run: (app, flags) =>
-      app
-        .get(RateLimitOverrideActions)
-        .list(flags.company === undefined ? undefined : positiveInteger('company', flags.company)),
-  },
-  'ratelimit:unset': {
-    summary: 'remove a rate-limit override (its id from ratelimit:list); the table applies again',
-    flags: { required: ['id'] },
-    check(flags) {
-      positiveInteger('id', flags.id);
-    },
-    run: (app, flags) => app.get(RateLimitOverrideActions).unset(positiveInteger('id', flags.id)),
-  },
+  ...listAndUnsetCommands('ratelimit', RateLimitOverrideActions, {
+    list: "list the rate-limit overrides, or a company's (a JSON array)",
+    unset: 'remove a rate-limit override (its id from ratelimit:list); the table applies again',
+  }),
 };
