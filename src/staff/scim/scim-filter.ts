@@ -51,3 +51,28 @@ export function parseEqFilter(filter: string, attributeName: string, schemaPrefi
   if (problem) throw invalidFilter(`The filter value ${problem.message.replace(/^the value /, '')}.`);
   return value;
 }
+
+/** `startIndex` and `count` (RFC 7644 3.4.2.4): below 1 reads as 1, a negative count as 0, at most `max`. */
+function integerParameter(value: unknown, name: string, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  if (typeof value !== 'string' || !/^-?\d{1,9}$/.test(value.trim())) {
+    throw ScimError.invalidValue(`${name} must be an integer.`);
+  }
+  return Number(value.trim());
+}
+
+/**
+ * A list request's query (RFC 7644 3.4.2): its one `filter` (unparsed; empty reads as none) and its page. Users
+ * and Groups read it alike; every other parameter is one SCIM lets a server ignore.
+ */
+export function listQuery(
+  query: Record<string, unknown>,
+  max: number,
+): { filter: string | undefined; startIndex: number; count: number } {
+  if (query.filter !== undefined && typeof query.filter !== 'string') throw invalidFilter('Give one filter.');
+  return {
+    filter: query.filter === undefined || query.filter === '' ? undefined : query.filter,
+    startIndex: Math.max(1, integerParameter(query.startIndex, 'startIndex', 1)),
+    count: Math.min(max, Math.max(0, integerParameter(query.count, 'count', max))),
+  };
+}

@@ -22,8 +22,8 @@ import { clientOf } from '../../platform/common/http/client-info';
 import { parseRecordId } from '../../platform/common/http/record-id';
 import { listResponse, MAX_RESULTS } from './scim-discovery';
 import { SCIM_CREDENTIAL, scimBaseUrl, type SkippedQuery } from './scim-discovery.controller';
-import { ScimError, SCIM_MEDIA_TYPE } from './scim-errors';
-import { parseEqFilter } from './scim-filter';
+import { SCIM_MEDIA_TYPE } from './scim-errors';
+import { listQuery, parseEqFilter } from './scim-filter';
 import { GROUP_SCHEMA, groupResource, noSuchGroup, parseGroupPatch, parseGroupResource } from './scim-group';
 import { scimCallerOf, ScimTokenGuard } from './scim-token.guard';
 import { ScimGroupsService } from './scim-groups.service';
@@ -33,14 +33,6 @@ function groupIdOf(raw: string): number {
   const id = parseRecordId(raw);
   if (id === null) throw noSuchGroup();
   return id;
-}
-
-function integerParameter(value: unknown, name: string, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
-  if (typeof value !== 'string' || !/^-?\d{1,9}$/.test(value.trim())) {
-    throw ScimError.invalidValue(`${name} must be an integer.`);
-  }
-  return Number(value.trim());
 }
 
 /** `excludedAttributes=members` (Entra asks so when it only looks a group up): the list without members. */
@@ -65,15 +57,9 @@ export class ScimGroupsController {
   @Header('content-type', SCIM_MEDIA_TYPE)
   async list(@Req() request: FastifyRequest, @Query() query: SkippedQuery) {
     const { companyId } = scimCallerOf(request, 'users:read');
-    if (query.filter !== undefined && typeof query.filter !== 'string') {
-      throw new ScimError(400, 'Give one filter.', 'invalidFilter');
-    }
+    const { filter, startIndex, count } = listQuery(query, MAX_RESULTS);
     const name =
-      query.filter === undefined || query.filter === ''
-        ? undefined
-        : parseEqFilter(query.filter, 'displayName', `${GROUP_SCHEMA.toLowerCase()}:`);
-    const startIndex = Math.max(1, integerParameter(query.startIndex, 'startIndex', 1));
-    const count = Math.min(MAX_RESULTS, Math.max(0, integerParameter(query.count, 'count', MAX_RESULTS)));
+      filter === undefined ? undefined : parseEqFilter(filter, 'displayName', `${GROUP_SCHEMA.toLowerCase()}:`);
     const { groups, total } = await this.groups.list(companyId, { name, offset: startIndex - 1, limit: count });
     const baseUrl = scimBaseUrl(request);
     const members = !withoutMembers(query);

@@ -25,7 +25,7 @@ import { RateLimit } from '../../access/rules/rate-limit.decorator';
 import { listResponse, MAX_RESULTS } from './scim-discovery';
 import { SCIM_CREDENTIAL, scimBaseUrl, type SkippedQuery } from './scim-discovery.controller';
 import { ScimError, SCIM_MEDIA_TYPE } from './scim-errors';
-import { parseUserFilter } from './scim-filter';
+import { listQuery, parseUserFilter } from './scim-filter';
 import { parsePatch } from './scim-patch';
 import { scimCallerOf, ScimTokenGuard } from './scim-token.guard';
 import { parseUserResource, userResource } from './scim-user';
@@ -36,15 +36,6 @@ function userIdOf(raw: string): number {
   const id = parseRecordId(raw);
   if (id === null) throw ScimError.notFound();
   return id;
-}
-
-/** `startIndex` and `count` (RFC 7644 3.4.2.4): below 1 reads as 1, a negative count as 0, at most 100. */
-function integerParameter(value: unknown, name: string, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
-  if (typeof value !== 'string' || !/^-?\d{1,9}$/.test(value.trim())) {
-    throw ScimError.invalidValue(`${name} must be an integer.`);
-  }
-  return Number(value.trim());
 }
 
 /**
@@ -68,14 +59,9 @@ export class ScimUsersController {
   @Header('content-type', SCIM_MEDIA_TYPE)
   async list(@Req() request: FastifyRequest, @Query() query: SkippedQuery) {
     const { companyId } = scimCallerOf(request, 'users:read');
-    if (query.filter !== undefined && typeof query.filter !== 'string') {
-      throw new ScimError(400, 'Give one filter.', 'invalidFilter');
-    }
-    const filter = query.filter === undefined || query.filter === '' ? undefined : parseUserFilter(query.filter);
-    const startIndex = Math.max(1, integerParameter(query.startIndex, 'startIndex', 1));
-    const count = Math.min(MAX_RESULTS, Math.max(0, integerParameter(query.count, 'count', MAX_RESULTS)));
+    const { filter, startIndex, count } = listQuery(query, MAX_RESULTS);
     const { members, total } = await pageOfProvisionedMembers(this.dataSource.manager, companyId, {
-      email: filter?.userName,
+      email: filter === undefined ? undefined : parseUserFilter(filter).userName,
       offset: startIndex - 1,
       limit: count,
     });
