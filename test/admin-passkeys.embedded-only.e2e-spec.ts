@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import type { CDPSession, Page } from 'playwright-core';
 import { AdminPageRig } from './support/admin-page-rig';
-import { browserAvailable } from './support/browser';
+import { browserAvailable, withStepUpRefusedOnce } from './support/browser';
 
 jest.setTimeout(90_000);
 
@@ -117,17 +117,7 @@ run('passkeys in the administration page, in Chromium', () => {
     await openTab('API keys');
     // The service's own refusal needs a 15-minute-old proof (test/step-up.e2e-spec.ts drives that with a manual
     // clock); here the first answer is that refusal, and what follows is real: the passkey proof, then the retry.
-    let refused = 0;
-    await page.route('**/v1/apikeys', async (route) => {
-      if (route.request().method() !== 'POST' || refused > 0) return route.continue();
-      refused++;
-      await route.fulfill({
-        status: 401,
-        contentType: 'application/json',
-        body: JSON.stringify({ error: ['error_reauthentication_required'], message: 'Reauthenticate and retry.' }),
-      });
-    });
-    try {
+    await withStepUpRefusedOnce(page, '**/v1/apikeys', 'POST', async () => {
       await page.getByLabel('Name').fill('warehouse sync');
       await page.getByRole('checkbox', { name: /products:read/ }).check();
       await page.getByRole('button', { name: 'Create key' }).click();
@@ -138,10 +128,7 @@ run('passkeys in the administration page, in Chromium', () => {
       await dialog.waitFor({ state: 'detached' });
       // The key appears without a second click: the page repeated the request once the session was proven.
       await page.getByRole('textbox', { name: 'New API key' }).waitFor();
-      expect(refused).toBe(1);
-    } finally {
-      await page.unroute('**/v1/apikeys');
-    }
+    });
     await openTab('Account');
   });
 

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { totpCodeAt } from '../src/identity/auth/mfa/totp';
-import { type Browser, browserAvailable } from './support/browser';
+import { type Browser, browserAvailable, withStepUpRefusedOnce } from './support/browser';
 import { AdminPageRig } from './support/admin-page-rig';
 import type { RunningService } from './support/processes';
 
@@ -130,26 +130,13 @@ run('the administration page: Policy, Roles and the restricted session, in Chrom
     await row.getByRole('button', { name: 'Edit role Support' }).click();
     await row.getByRole('checkbox', { name: /^orders:read/ }).check();
     // The first answer is the service's step-up refusal; the proof and the retry that follow are real.
-    let refused = 0;
-    await page.route('**/v1/roles/*', async (route) => {
-      if (route.request().method() !== 'PUT' || refused > 0) return route.continue();
-      refused++;
-      await route.fulfill({
-        status: 401,
-        contentType: 'application/json',
-        body: JSON.stringify({ error: ['error_reauthentication_required'], message: 'Reauthenticate and retry.' }),
-      });
-    });
-    try {
+    await withStepUpRefusedOnce(page, '**/v1/roles/*', 'PUT', async () => {
       await row.getByRole('button', { name: 'Save role' }).click();
       const dialog = page.getByRole('dialog', { name: 'Confirm it’s you' });
       await dialog.getByLabel('Password').fill(PASSWORD);
       await dialog.getByRole('button', { name: 'Confirm' }).click();
       await page.getByText('Role “Support” is saved', { exact: false }).waitFor();
-      expect(refused).toBe(1);
-    } finally {
-      await page.unroute('**/v1/roles/*');
-    }
+    });
     // The list reloads after the notice.
     await row.getByRole('listitem').filter({ hasText: 'orders:read' }).waitFor();
     expect((await row.getByRole('listitem').allInnerTexts()).sort()).toEqual(['orders:read', 'products:read']);
@@ -224,26 +211,13 @@ run('the administration page: Policy, Roles and the restricted session, in Chrom
       .waitFor();
 
     await networks.fill('10.0.0.0/8\n127.0.0.1/32');
-    let refused = 0;
-    await page.route('**/v1/company/policy', async (route) => {
-      if (route.request().method() !== 'PUT' || refused > 0) return route.continue();
-      refused++;
-      await route.fulfill({
-        status: 401,
-        contentType: 'application/json',
-        body: JSON.stringify({ error: ['error_reauthentication_required'], message: 'Reauthenticate and retry.' }),
-      });
-    });
-    try {
+    await withStepUpRefusedOnce(page, '**/v1/company/policy', 'PUT', async () => {
       await page.getByRole('button', { name: 'Save policy' }).click();
       const dialog = page.getByRole('dialog', { name: 'Confirm it’s you' });
       await dialog.getByLabel('Password').fill(PASSWORD);
       await dialog.getByRole('button', { name: 'Confirm' }).click();
       await page.getByText('The policy is saved.', { exact: false }).waitFor();
-      expect(refused).toBe(1);
-    } finally {
-      await page.unroute('**/v1/company/policy');
-    }
+    });
     expect(await networks.inputValue()).toBe('10.0.0.0/8\n127.0.0.1/32');
     const saved = await api('GET', '/v1/company/policy', undefined, await storedJwt());
     expect(saved.body).toEqual({

@@ -84,3 +84,33 @@ export async function launchBrowser(): Promise<Browser> {
     },
   };
 }
+
+/**
+ * Runs `action` with the page's first `method` request to `url` answered by the service's step-up refusal (401
+ * error_reauthentication_required), as a proof older than 15 minutes would be (test/step-up.e2e-spec.ts drives
+ * that refusal itself with a manual clock); the proof and the retry that follow are real. Checks that exactly one
+ * request was refused.
+ */
+export async function withStepUpRefusedOnce(
+  page: Page,
+  url: string,
+  method: string,
+  action: () => Promise<void>,
+): Promise<void> {
+  let refused = 0;
+  await page.route(url, async (route) => {
+    if (route.request().method() !== method || refused > 0) return route.continue();
+    refused++;
+    await route.fulfill({
+      status: 401,
+      contentType: 'application/json',
+      body: JSON.stringify({ error: ['error_reauthentication_required'], message: 'Reauthenticate and retry.' }),
+    });
+  });
+  try {
+    await action();
+    if (refused !== 1) throw new Error(`expected one refused ${method} ${url}, saw ${refused}`);
+  } finally {
+    await page.unroute(url);
+  }
+}
