@@ -12,8 +12,8 @@ function lateRedis(reply: [number, string], isCluster: boolean) {
   const redis = {
     isCluster,
     evalsha: () => new Promise((resolve) => (answered ? resolve(reply) : held.push(() => resolve(reply)))),
-    zrem: (key: string, id: string) => {
-      removed.push(`${key} ${id}`);
+    zrem: (key: string, ...ids: string[]) => {
+      removed.push(`${key} ${ids.join(' ')}`);
       return Promise.resolve(1);
     },
   } as unknown as RedisConnection;
@@ -48,5 +48,27 @@ describe.each([false, true])('RedisAdmission whose answer comes after the deadli
     answer();
     await sleep(20);
     expect(removed).toEqual([]);
+  });
+});
+
+describe('RedisAdmission returning leases', () => {
+  it('sends the leases returned in one turn back in one ZREM per credential, in the turn after', async () => {
+    const { redis, removed, answer } = lateRedis([1, '100.000'], false);
+    answer();
+    const admission = new RedisAdmission(redis, (work) => work);
+    const admitted = await Promise.all(
+      ['cc:a', 'cc:a', 'cc:b', 'cc:a'].map((key) => admission.admit('req:k', 3000, 30, 1, { key, cap: 20 })),
+    );
+    for (const record of admitted) record.lease!.release();
+    admitted[0]!.lease!.release();
+    expect(removed).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(removed).toEqual([
+      expect.stringMatching(/^cc:a \S+\.1 \S+\.2 \S+\.4$/),
+      expect.stringMatching(/^cc:b \S+\.3$/),
+    ]);
+    admitted[1]!.lease!.release();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(removed).toHaveLength(2);
   });
 });
