@@ -1,7 +1,6 @@
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
+import { libfaketime } from './support/faketime';
 import { call, freshIp, sleep, startFleet } from './support/fleet';
 import { killChildren, requireBuild, type RunningService } from './support/processes';
 import { RedisServer } from './support/redis-server';
@@ -9,16 +8,6 @@ import { RedisServer } from './support/redis-server';
 /** The GET bucket of the source's table: 30 at once, one more every 100 ms. */
 const GET_CAPACITY = 30;
 const GET_INTERVAL_MS = 100;
-
-/** Debian's libfaketime (apt-get install faketime; .ci/run installs it), the multi-threaded flavour for Node. */
-function libfaketime(): string {
-  const found = readdirSync('/usr/lib', { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())
-    .map((entry) => join('/usr/lib', entry.name, 'faketime', 'libfaketimeMT.so.1'))
-    .find((path) => existsSync(path));
-  if (!found) throw new Error('libfaketime is missing: apt-get install faketime (the test does not skip without it)');
-  return found;
-}
 
 /**
  * docs/contract.md, "Rate limiting": buckets shared between instances are computed on the Redis server's clock, so

@@ -1,7 +1,8 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expectError } from './support/expectations';
+import { libfaketime } from './support/faketime';
 import {
   CHILD_TEST_ENV,
   killChildren,
@@ -16,16 +17,6 @@ const EMAIL = 'owner@session-days.example';
 const SECOND = 1000;
 const DAY = 86_400 * SECOND;
 const VIETNAM = 7 * 3600 * SECOND;
-
-/** Debian's libfaketime (apt-get install faketime; .ci/run installs it), the multi-threaded flavour for Node. */
-function libfaketime(): string {
-  const found = readdirSync('/usr/lib', { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())
-    .map((entry) => join('/usr/lib', entry.name, 'faketime', 'libfaketimeMT.so.1'))
-    .find((path) => existsSync(path));
-  if (!found) throw new Error('libfaketime is missing: apt-get install faketime (the test does not skip without it)');
-  return found;
-}
 
 /** The JWT's `iat` and `exp` claims, in ms. */
 const claims = (jwt: string) => {
