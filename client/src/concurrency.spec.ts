@@ -1,19 +1,8 @@
-import { createStaffAuthClient, type StaffAuthClientOptions } from './client';
 import { RateLimitScheduler } from './scheduler';
 import { FakeClock, settle } from './testing/fake-clock';
-import { FakeService, type FakeServiceOptions } from './testing/fake-service';
+import { loggedInClient } from './testing/logged-in-client';
 
-/** A logged-in client of a fake service, both on one fake clock. */
-async function setUp(service: FakeServiceOptions = {}, client: Partial<StaffAuthClientOptions> = {}) {
-  const clock = new FakeClock();
-  const server = new FakeService(clock, service);
-  const api = createStaffAuthClient({ baseUrl: 'http://service.test', fetch: server.fetch, clock, ...client });
-  await clock.runUntil(api.login({ email: 'a@example.test', password: 'pw' }));
-  server.received.length = 0;
-  server.maxInFlight = 0;
-  server.maxLeases = 0;
-  return { clock, server, client: api };
-}
+const setUp = loggedInClient;
 
 type Client = Awaited<ReturnType<typeof setUp>>['client'];
 const get = (client: Client, path: string, signal?: AbortSignal) =>

@@ -1,20 +1,15 @@
 import { createStaffAuthClient, type StaffAuthClientOptions } from './client';
-import { FakeClock } from './testing/fake-clock';
-import { FakeService, type FakeServiceOptions } from './testing/fake-service';
+import type { FakeServiceOptions } from './testing/fake-service';
+import { loggedInClient } from './testing/logged-in-client';
 
-/** A logged-in client of a fake service, both on one fake clock. */
+/** A logged-in client of a fake service; `refuseNext` applies from the first request after the login. */
 async function setUp(
   service: FakeServiceOptions & { refuseNext?: { count: number; retryAfter: number } } = {},
   client: Partial<StaffAuthClientOptions> = {},
 ) {
-  const clock = new FakeClock();
-  const server = new FakeService(clock, service);
-  const api = createStaffAuthClient({ baseUrl: 'http://service.test', fetch: server.fetch, clock, ...client });
-  await clock.runUntil(api.login({ email: 'a@example.test', password: 'pw' }));
-  server.received.length = 0;
-  server.maxInFlight = 0;
-  if (service.refuseNext) server.refuseNext = { ...service.refuseNext };
-  return { clock, server, client: api };
+  const running = await loggedInClient(service, client);
+  if (service.refuseNext) running.server.refuseNext = { ...service.refuseNext };
+  return running;
 }
 
 const listProducts = (client: { api: ReturnType<typeof createStaffAuthClient>['api'] }, signal?: AbortSignal) =>
