@@ -177,8 +177,10 @@ export class RedisAdmission {
     return Promise.all([bucket, leased]).then(async ([bucketReply, leaseReply]): Promise<AdmitRecord> => {
       const [admitted, levelMs] = bucketReply as [number, string];
       const taken = (leaseReply as [number, string])[0] === 1;
-      const lease = new RedisLease(this.returns, leaseKey, String(leaseArgs[1]));
-      if (admitted === 1 && taken) return { ...bucketRecord(true, Number(levelMs), period, capacity, slots), lease };
+      if (admitted === 1 && taken) {
+        const lease = new RedisLease(this.returns, leaseKey, String(leaseArgs[1]));
+        return { ...bucketRecord(true, Number(levelMs), period, capacity, slots), lease };
+      }
       // Undone at once, not with the turn's returns: the refusal is answered only after Redis has it.
       if (taken) this.redis.zrem(leaseKey, String(leaseArgs[1])).catch(ignore);
       if (admitted !== 1) return bucketRecord(false, Number(levelMs), period, capacity, slots);
