@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { TotpSecretBox } from '../src/platform/keys/secret-boxes';
 import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
@@ -51,6 +52,43 @@ describe('ENCRYPTION_KEY set on two instances starting together', () => {
     } finally {
       await a.close();
       await b.close();
+    }
+  });
+
+  it('a start behind a table lock held past the request query timeout waits for it, and starts', async () => {
+    const holder = new Client({ connectionString: database.url });
+    // Its own session: pg_stat_activity holds still for the length of a transaction.
+    const watcher = new Client({ connectionString: database.url });
+    await holder.connect();
+    await watcher.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE employee IN ACCESS EXCLUSIVE MODE');
+      const timeoutMs = 100;
+      const starting = startTestApp({ database, clock, env: { DATABASE_QUERY_TIMEOUT_MS: String(timeoutMs) } });
+      let settled = false;
+      const outcome = starting.then(
+        (app) => ({ app }),
+        (error: Error) => ({ error }),
+      );
+      void outcome.then(() => (settled = true));
+      // The start's resealing is seen queued behind the lock, then left there well past the request bound.
+      for (;;) {
+        const { rows } = await watcher.query<{ waiting: number }>(
+          `SELECT count(*)::int AS waiting FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        );
+        if (rows[0].waiting > 0 || settled) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await new Promise((resolve) => setTimeout(resolve, timeoutMs * 5));
+      await holder.query('COMMIT');
+      const started = await outcome;
+      expect('error' in started ? started.error.message : 'started').toBe('started');
+      if ('app' in started) await started.app.close();
+    } finally {
+      await holder.end();
+      await watcher.end();
     }
   });
 });

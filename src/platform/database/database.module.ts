@@ -1,11 +1,11 @@
-import { Injectable, Logger, Module } from '@nestjs/common';
+import { Inject, Injectable, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { AppMetrics } from '../common/metrics/app-metrics';
 import { buildDataSourceOptions } from './data-source-options';
 import { QueryCounter } from './query-counter';
-import { runPendingMigrationsFor } from './migration-runner';
+import { runPendingMigrations, withStartupDataSource } from './migration-runner';
 import { DATABASE_SCHEMA, type DatabaseSchema } from './schema';
 
 /** The statements counted by {@link QueryCounter} (per process, as the TypeORM logger is), read when scraped. */
@@ -17,6 +17,23 @@ class QueryMetrics {
       help: 'Statements this process sent to the database.',
       read: () => QueryCounter.total,
     });
+  }
+}
+
+/**
+ * Start-up work (the migrations, resealing stored secrets) on a data source of its own with the migrations' query
+ * timeout, so a busy or stalled start is not failed by the bound that keeps requests fast.
+ */
+@Injectable()
+export class StartupDatabase {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+    @Inject(DATABASE_SCHEMA) private readonly schema: DatabaseSchema,
+  ) {}
+
+  run<T>(work: (dataSource: DataSource) => Promise<T>): Promise<T> {
+    return withStartupDataSource(this.config, this.schema, this.dataSource, work);
   }
 }
 
@@ -39,12 +56,13 @@ class QueryMetrics {
   ],
   providers: [
     QueryMetrics,
+    StartupDatabase,
     {
       provide: 'MIGRATIONS_APPLIED',
-      inject: [DataSource, AppConfig, DATABASE_SCHEMA],
-      useFactory: async (dataSource: DataSource, config: AppConfig, schema: DatabaseSchema) => {
+      inject: [StartupDatabase, AppConfig],
+      useFactory: async (startup: StartupDatabase, config: AppConfig) => {
         if (!config.migrationsRun) return [];
-        const applied = await runPendingMigrationsFor(config, schema, dataSource);
+        const applied = await startup.run(runPendingMigrations);
         if (applied.length > 0) {
           // One line, not the class names: a first start applies them all, and its screen is for the password.
           const latest = applied[applied.length - 1].name;
@@ -54,6 +72,6 @@ class QueryMetrics {
       },
     },
   ],
-  exports: ['MIGRATIONS_APPLIED'],
+  exports: ['MIGRATIONS_APPLIED', StartupDatabase],
 })
 export class DatabaseModule {}

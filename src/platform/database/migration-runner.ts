@@ -41,26 +41,27 @@ export async function runPendingMigrations(dataSource: DataSource): Promise<Migr
 }
 
 /**
- * Runs the migrations on the database itself, on a connection of their own closed afterwards: through
- * `DATABASE_DIRECT_URL` when it is set, else `DATABASE_URL`; on the embedded database, on the application's data
- * source.
+ * Runs start-up work (the migrations, resealing stored secrets) on a data source of its own, closed afterwards:
+ * through `DATABASE_DIRECT_URL` when it is set, else `DATABASE_URL`; on the embedded database, on the
+ * application's data source. Its query timeout is the migrations' one: the application's (under 2 s, so that a
+ * silent server fails a request fast) ended a migration's DDL on a busy server, and a stalled start's BEGIN, and
+ * failed the start. Start-up work answers no request, so no request waits on it.
  */
-export async function runPendingMigrationsFor(
+export async function withStartupDataSource<T>(
   config: AppConfig,
   schema: DatabaseSchema,
-  dataSource?: DataSource,
-): Promise<Migration[]> {
-  // The embedded database admits one session: its migrations run on the application's own.
-  if (config.databaseUrl === undefined && dataSource) return runPendingMigrations(dataSource);
-  // A connection of its own with a longer query timeout: the application's (under 2 s, so that a silent server
-  // fails a request fast) ended a migration's DDL on a busy server and failed the start.
-  const migrating = {
+  dataSource: DataSource | undefined,
+  work: (dataSource: DataSource) => Promise<T>,
+): Promise<T> {
+  // The embedded database admits one session: its start-up work runs on the application's own.
+  if (config.databaseUrl === undefined && dataSource) return work(dataSource);
+  const starting = {
     ...config,
     databaseQueryTimeoutMs: Math.max(config.databaseQueryTimeoutMs, MIGRATION_QUERY_TIMEOUT_MS),
   };
-  const direct = await new DataSource(buildDataSourceOptions(migrating as AppConfig, schema, 'direct')).initialize();
+  const direct = await new DataSource(buildDataSourceOptions(starting as AppConfig, schema, 'direct')).initialize();
   try {
-    return await runPendingMigrations(direct);
+    return await work(direct);
   } finally {
     await direct.destroy();
   }

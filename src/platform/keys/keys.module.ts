@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { AppConfig } from '../config/app-config';
+import { DatabaseModule } from '../database/database.module';
 import { JwtKeyRing } from './jwt-key-ring';
 import { SealedColumnsResealer } from './sealed-columns';
 import { SsoSecretBox, StreamSecretBox, TotpSecretBox } from './secret-boxes';
@@ -11,7 +12,7 @@ import { SsoSecretBox, StreamSecretBox, TotpSecretBox } from './secret-boxes';
  * JWT keys). The resealer re-encrypts, at start, every column a module marks with @SealsColumn.
  */
 @Module({
-  imports: [DiscoveryModule],
+  imports: [DiscoveryModule, DatabaseModule],
   providers: [
     { provide: JwtKeyRing, inject: [AppConfig], useFactory: (config: AppConfig) => JwtKeyRing.fromConfig(config) },
     ...[TotpSecretBox, SsoSecretBox, StreamSecretBox].map((Box) => ({

@@ -1,10 +1,11 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import type { ResealBatch, SealCursor } from '../common/sealing/reseal-rows';
 import { APP_LOGGER } from '../common/logging/logging.module';
 import type { AppLogger } from '../common/logging/logger';
 import { discover } from '../common/discovery/discovered';
+import { StartupDatabase } from '../database/database.module';
 import { type SecretBox, SsoSecretBox, StreamSecretBox, TotpSecretBox } from './secret-boxes';
 
 /**
@@ -54,13 +55,18 @@ export class SealedColumnsResealer implements OnApplicationBootstrap {
     private readonly totpBox: TotpSecretBox,
     private readonly ssoBox: SsoSecretBox,
     private readonly streamBox: StreamSecretBox,
-    private readonly dataSource: DataSource,
+    private readonly startup: StartupDatabase,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    for (const column of this.columns()) {
-      const { resealed, unreadable } = await this.resealColumn(column);
+    const columns = this.columns();
+    if (columns.length > 0) await this.startup.run((dataSource) => this.resealColumns(dataSource, columns));
+  }
+
+  private async resealColumns(dataSource: DataSource, columns: SealedColumn[]): Promise<void> {
+    for (const column of columns) {
+      const { resealed, unreadable } = await this.resealColumn(dataSource, column);
       if (resealed > 0) this.logger.info({ column: column.name, resealed }, 'stored secrets sealed with the new key');
       if (unreadable > 0) {
         this.logger.warn(
@@ -80,7 +86,10 @@ export class SealedColumnsResealer implements OnApplicationBootstrap {
     return [...byName.values()];
   }
 
-  async resealColumn(column: SealedColumn): Promise<{ resealed: number; unreadable: number }> {
+  private async resealColumn(
+    dataSource: DataSource,
+    column: SealedColumn,
+  ): Promise<{ resealed: number; unreadable: number }> {
     const boxes: Record<SealedColumn['purpose'], SecretBox> = {
       totp: this.totpBox,
       sso_client_secret: this.ssoBox,
@@ -91,7 +100,7 @@ export class SealedColumnsResealer implements OnApplicationBootstrap {
     const total = { resealed: 0, unreadable: 0 };
     let afterId = column.firstCursor ?? 0;
     for (;;) {
-      const batch = await this.dataSource.transaction((manager) =>
+      const batch = await dataSource.transaction((manager) =>
         column.resealBatch(manager, box.currentPrefix, afterId, BATCH, reseal),
       );
       total.resealed += batch.resealed;
