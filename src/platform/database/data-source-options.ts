@@ -53,6 +53,14 @@ export function buildDataSourceOptions(
       Client: DiscardOnTimeoutClient,
       keepAlive: true,
       idleTimeoutMillis: 30_000,
+      // Kept open however idle (opened at boot, see warmPool): a request pays for a new connection only beyond
+      // them, and a burst after a quiet spell finds them ready.
+      min: target === 'pooled' ? warmConnections(config) : 0,
     },
   };
+}
+
+/** How many of the pool's connections are opened at boot and kept open. */
+function warmConnections(config: AppConfig): number {
+  return Math.min(2, config.databasePoolSize);
 }
