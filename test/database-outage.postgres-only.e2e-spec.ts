@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
-import { type ProvisionedDatabase, provisionDatabase } from './support/databases';
+import { DiscardOnTimeoutClient } from '../src/platform/database/discard-on-timeout-client';
+import { POSTGRES_ADMIN_URL, type ProvisionedDatabase, provisionDatabase } from './support/databases';
 import { PostgresProxy } from './support/postgres-proxy';
 import { ProbeModule } from './support/probe.module';
 import { startTestApp, type TestApp } from './support/test-app';
@@ -159,5 +160,26 @@ describe('database outage (PostgreSQL behind a proxy)', () => {
     expect(records.filter((r) => r.msg === 'unhandled error' || r.level === 'error' || r.level === 'fatal')).toEqual(
       [],
     );
+  });
+});
+
+describe('the read timeout after a stalled event loop', () => {
+  it('takes an answer that arrived while the process did not run, though the deadline has passed', async () => {
+    const client = new DiscardOnTimeoutClient({ connectionString: POSTGRES_ADMIN_URL, query_timeout: 200 });
+    await client.connect();
+    try {
+      // Written to the socket within this call; the server answers in about a millisecond.
+      const answer = client.query('SELECT 1 AS one');
+      // The event loop held well past the deadline, as a long collection or a starved CPU would hold it.
+      const until = performance.now() + 600;
+      while (performance.now() < until) {
+        // busy
+      }
+      await expect(answer).resolves.toMatchObject({ rows: [{ one: 1 }] });
+      // The connection is still in use, not discarded as timed out.
+      await expect(client.query('SELECT 2 AS two')).resolves.toMatchObject({ rows: [{ two: 2 }] });
+    } finally {
+      await client.end().catch(() => undefined);
+    }
   });
 });
