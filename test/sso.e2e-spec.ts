@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
 import { RelyingParty } from '../src/identity/sso/relying-party';
@@ -327,6 +328,34 @@ describe('company single sign-on (OIDC)', () => {
     }
   });
 
+  it("an exchange from outside the company's ip_allowlist: 403, login.failed ip_not_allowed, the code left usable", async () => {
+    const policy = (ipAllowlist: string[]) => ({
+      mfa_required: false,
+      session_days: 14,
+      idle_timeout_minutes: null,
+      ip_allowlist: ipAllowlist,
+    });
+    const admin = (await login(t, owner, acme.id)).jwt;
+    await authed(t, admin)
+      .put('/v1/company/policy', policy(['127.0.0.1/32']))
+      .expect(200);
+    try {
+      const failedBefore = (await auditRows(t, acme.id, 'login.failed')).length;
+      const signedIn = await signIn('member');
+      const refused = await exchangeFrom(base, '127.0.0.2', signedIn.browser, signedIn.code!);
+      expect(refused).toEqual({ status: 403, error: ['error_ip_not_allowed'] });
+      // The same rule and the same record as a password or passkey login refused for its address.
+      const failed = await auditRows(t, acme.id, 'login.failed');
+      expect(failed.slice(failedBefore).map((row) => [row.subject_id, row.details])).toEqual([
+        [String(member.id), { reason: 'ip_not_allowed', company_id: acme.id }],
+      ]);
+      // Nothing was spent: from an address the company accepts, the same browser finishes with the same code.
+      await exchanged(signedIn);
+    } finally {
+      await authed(t, admin).put('/v1/company/policy', policy([])).expect(200);
+    }
+  });
+
   it('ends the sessions of a provider session when the provider logs it out (back-channel)', async () => {
     const signedIn = await signIn('member');
     const { browser } = signedIn;
@@ -361,3 +390,29 @@ describe('company single sign-on (OIDC)', () => {
     expect((await start({ company_id: acme.id, return_to: '//evil.example/x' })).status).toBe(400);
   });
 });
+
+/** `POST /v1/sso/exchange` with the browser's cookies, from another loopback address than the browser's own. */
+async function exchangeFrom(
+  base: string,
+  localAddress: string,
+  browser: Browser,
+  code: string,
+): Promise<{ status: number; error: unknown }> {
+  const url = new URL('/v1/sso/exchange', base);
+  const cookie = [...browser.cookies(url.host)].map(([name, value]) => `${name}=${value}`).join('; ');
+  const body = JSON.stringify({ sso_code: code });
+  return new Promise((resolve, reject) => {
+    const sent = httpRequest(
+      url,
+      { method: 'POST', localAddress, headers: { cookie, 'content-type': 'application/json' } },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode!, error: JSON.parse(text).error }));
+      },
+    );
+    sent.on('error', reject);
+    sent.end(body);
+  });
+}

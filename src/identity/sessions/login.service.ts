@@ -20,6 +20,9 @@ import type { LoginMethod, LoginSession } from './login-session.entity';
 import { SessionStore } from './session-store';
 import { TokenIssuer } from './token-issuer.service';
 
+/** The login a refusal of its client address ended: recorded by `recordingAddressRefusal` once rolled back. */
+const refusedLogins = new WeakMap<object, { employeeId: number; companyId: number }>();
+
 /**
  * The two-step login: credentials (checked by auth's {@link AccountCheck}) → the account's companies → a new
  * login session with a token bound to the chosen company.
@@ -75,7 +78,7 @@ export class LoginService {
       );
     }
     await this.assertPasswordLoginAllowed(employee.id, companyId, client);
-    const result = await this.addressRefusalRecorded(employee.id, companyId, client, () =>
+    const result = await this.recordingAddressRefusal(client, () =>
       this.store.transaction((manager) => this.openSession(manager, employee, companyId, client)),
     );
     this.metrics.login('success');
@@ -95,18 +98,16 @@ export class LoginService {
   /**
    * A login refused for its client address (the company's `ip_allowlist`) is a login attempt like any other:
    * `login.failed` with reason `ip_not_allowed`, recorded after the refused session's transaction rolled back. It
-   * counts toward no lock: the person proved who they are, the network is what the company refuses.
+   * counts toward no lock: the person proved who they are, the network is what the company refuses. Every way in
+   * that ends in {@link openSession} runs its transaction through here (password, passkey, SSO).
    */
-  private async addressRefusalRecorded<T>(
-    employeeId: number,
-    companyId: number,
-    client: ClientInfo,
-    login: () => Promise<T>,
-  ): Promise<T> {
+  async recordingAddressRefusal<T>(client: ClientInfo, login: () => Promise<T>): Promise<T> {
     try {
       return await login();
     } catch (error) {
-      if (error instanceof ApiError && error.code === ErrorCode.IpNotAllowed) {
+      const refused = typeof error === 'object' && error !== null ? refusedLogins.get(error) : undefined;
+      if (refused) {
+        const { employeeId, companyId } = refused;
         await this.accounts.recordFailure({ employeeId }, 'ip_not_allowed', client, { company_id: companyId });
       }
       throw error;
@@ -135,7 +136,7 @@ export class LoginService {
     }
     // A passkey is not the company's identity provider: an enforced company refuses it as it does a password.
     await this.assertPasswordLoginAllowed(employeeId, companyId, client);
-    const result = await this.addressRefusalRecorded(employeeId, companyId, client, () =>
+    const result = await this.recordingAddressRefusal(client, () =>
       this.store.transaction(async (manager) => {
         const employee = await employeeById(manager, employeeId);
         return this.openSession(manager, employee!, companyId, client, 'passkey');
@@ -159,7 +160,12 @@ export class LoginService {
   ): Promise<LoginResult> {
     const now = this.clock.now();
     const policy = await this.store.policy(manager, companyId);
-    assertAddressAllowed(policy, client.ip);
+    try {
+      assertAddressAllowed(policy, client.ip);
+    } catch (error) {
+      refusedLogins.set(error as object, { employeeId: employee.id, companyId });
+      throw error;
+    }
     const company = await this.store.company(manager, companyId);
     const session: LoginSession = {
       id: randomUUID(),

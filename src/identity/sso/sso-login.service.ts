@@ -109,6 +109,10 @@ export class SsoLoginService {
    * authenticated the person). From any other browser: error_login_ticket_invalid, the code left as it was.
    */
   async exchange(ssoCode: string, browserHash: string, client: ClientInfo): Promise<LoginResult> {
+    return this.login.recordingAddressRefusal(client, () => this.exchangeOnce(ssoCode, browserHash, client));
+  }
+
+  private exchangeOnce(ssoCode: string, browserHash: string, client: ClientInfo): Promise<LoginResult> {
     return this.dataSource.transaction(async (manager) => {
       const grant = await takeCode(manager, sha256Hex(ssoCode), browserHash, this.clock.now());
       if (!grant) throw ticketInvalid();
