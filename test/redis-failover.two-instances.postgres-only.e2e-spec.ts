@@ -11,7 +11,7 @@ import {
   sleep,
   startFleet,
 } from './support/fleet';
-import { killChildren, requireBuild, type RunningService } from './support/processes';
+import { killChildren, logRecords, requireBuild, type RunningService } from './support/processes';
 import { ClusterSet, SentinelSet } from './support/redis-topology';
 
 const REVOCATION_BUDGET_MS = 1000;
@@ -109,6 +109,15 @@ describe.each([
 
   afterAll(async () => {
     await load?.stop();
+    // What each instance said about its revocation notices (unsent, unconfirmed, a listener lost): why a slow
+    // refusal was slow.
+    figures.revocationLog = [a, b].map((service) =>
+      service
+        ? logRecords(service.child.stdout)
+            .filter((record) => /revocation/.test(String(record.msg)))
+            .map((record) => `${String(record.time)} ${String(record.msg)}`)
+        : [],
+    );
     console.log(`Redis failover figures: ${JSON.stringify(figures)}`);
     await killChildren();
     await topology?.stop();
