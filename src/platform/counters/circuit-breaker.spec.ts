@@ -1,4 +1,5 @@
-import { CircuitBreaker, DeadlineError, withDeadline } from './circuit-breaker';
+import { DeadlineError, withDeadline } from '../common/runtime/deadline';
+import { CircuitBreaker } from './circuit-breaker';
 
 class CapturingLogger {
   readonly events: unknown[] = [];

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { serializeError } from '../common/logging/logger';
+import { DeadlineError } from '../common/runtime/deadline';
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
 
@@ -31,40 +32,6 @@ export interface CircuitBreakerOptions {
 export const DEFAULT_FAILURE_THRESHOLD = 3;
 export const DEFAULT_COOL_DOWN_MS = 1000;
 export const DEFAULT_SLOW_TOLERANCE_MS = 400;
-
-/** A call to Redis that did not answer in time; the command may still run on the server later. */
-export class DeadlineError extends Error {
-  constructor(
-    readonly timeoutMs: number,
-    what = 'Redis call',
-  ) {
-    super(`${what} exceeded ${timeoutMs} ms`);
-    this.name = 'DeadlineError';
-  }
-}
-
-/**
- * Rejects with a {@link DeadlineError} when `work` has not settled within `timeoutMs`; `work` itself goes on.
- *
- * Timers run before I/O in an event-loop turn: when this process was busy (a burst of requests), the timer fires
- * while Redis's answer already waits unread in the socket. setImmediate runs after the I/O phase, so only a
- * missing answer counts as a timeout, not our own lag.
- */
-export function withDeadline<T>(work: Promise<T>, timeoutMs: number, makeError = () => new DeadlineError(timeoutMs)) {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => setImmediate(() => reject(makeError())), timeoutMs);
-    work.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
-}
 
 /**
  * One circuit breaker per process in front of every Redis use (rate-limit counters, the failed-login lockout,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RedisConnection } from '../redis-client/redis-connection';
 import type { BreakerLogger, CircuitBreaker } from './circuit-breaker';
-import { withDeadline } from './circuit-breaker';
+import { withDeadline } from '../common/runtime/deadline';
 
 export const HEARTBEAT_INTERVAL_MS = 1000;
 /** An instance not heard from for this long is no longer counted (it crashed, or lost Redis). */

@@ -1,5 +1,5 @@
 import type { RedisConnection } from '../redis-client/redis-connection';
-import { DeadlineError, withDeadline } from './circuit-breaker';
+import { DeadlineError, withDeadline } from '../common/runtime/deadline';
 import { RedisAdmission } from './redis-admission';
 
 // The one path the real-server specs cannot time: a script that answers after the deadline. A stand-in connection

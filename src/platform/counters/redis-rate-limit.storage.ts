@@ -1,5 +1,5 @@
 import type { RedisConnection } from '../redis-client/redis-connection';
-import { DeadlineError, withDeadline } from './circuit-breaker';
+import { DeadlineError, withDeadline } from '../common/runtime/deadline';
 import { RedisAdmission } from './redis-admission';
 import { runScript, script, type Script } from './redis-scripts';
 import { bucketRecord, decide, EPSILON_MS } from './leaky-bucket';

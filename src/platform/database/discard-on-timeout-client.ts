@@ -1,4 +1,5 @@
 import { Client, type ClientConfig } from 'pg';
+import { withDeadline } from '../common/runtime/deadline';
 
 const READ_TIMEOUT_MESSAGE = 'Query read timeout';
 
@@ -14,7 +15,7 @@ type Callback = (error: Error | null, result?: unknown) => void;
  *   and the pool drops it on release.
  * - Its timer decides before the process reads its sockets: after the event loop stalled (a long collection, the
  *   CPU given to other processes), an answer that had arrived in time was failed as late. A recorded CI failed a
- *   start's BEGIN so. Here the deadline is judged after the I/O that arrived by then has been read.
+ *   start's BEGIN so. Here the deadline is judged after the I/O that arrived by then has been read (withDeadline).
  */
 export class DiscardOnTimeoutClient extends Client {
   private readonly readTimeoutMs: number;
@@ -32,42 +33,16 @@ export class DiscardOnTimeoutClient extends Client {
     // A query object (a cursor, a stream) reads in several round trips: no single answer to wait for.
     if (this.readTimeoutMs <= 0 || typeof args[0]?.submit === 'function') return query.apply(this, args);
     const callback = typeof args[args.length - 1] === 'function' ? (args.pop() as Callback) : undefined;
-    const answered = this.withinReadTimeout(query.apply(this, args) as Promise<unknown>);
+    const answered = withDeadline(query.apply(this, args) as Promise<unknown>, this.readTimeoutMs, () => {
+      // With a statement outstanding, end() drops the socket instead of waiting for the server's goodbye.
+      this.end().catch(() => undefined);
+      return new Error(READ_TIMEOUT_MESSAGE);
+    });
     if (!callback) return answered;
     answered.then(
       (result) => callback(null, result),
       (error: Error) => callback(error),
     );
     return undefined;
-  }
-
-  private withinReadTimeout<T>(pending: Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      let settled = false;
-      const timer = setTimeout(() => {
-        // The check phase comes after the poll phase: an answer read there has settled by then.
-        setImmediate(() => {
-          if (settled) return;
-          settled = true;
-          reject(new Error(READ_TIMEOUT_MESSAGE));
-          // With a statement outstanding, end() drops the socket instead of waiting for the server's goodbye.
-          this.end().catch(() => undefined);
-        });
-      }, this.readTimeoutMs);
-      pending.then(
-        (result) => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          resolve(result);
-        },
-        (error: unknown) => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          reject(error as Error);
-        },
-      );
-    });
   }
 }

@@ -1,4 +1,5 @@
-import { type CircuitBreaker, withDeadline } from '../counters/circuit-breaker';
+import { withDeadline } from '../common/runtime/deadline';
+import type { CircuitBreaker } from '../counters/circuit-breaker';
 import type { FleetPresence } from '../counters/fleet-presence';
 import {
   closeConnection,
