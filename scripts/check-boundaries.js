@@ -10,6 +10,8 @@
  *   - the composition root (the files directly in src/: main.ts, app.module.ts, …) wires the areas; an area may
  *     import a root file only when that file imports nothing of src/ (plain data such as src/features.ts);
  *   - each table named only in its owner module (scripts/table-owners.js);
+ *   - SQL fragments (a module's `*-sql.ts`, which statements of its area join through) never leave their area:
+ *     another area asks the owner's records functions, so no statement outside an area reads that area's tables;
  *   - no file in src/ or admin/src/ over 250 lines, unit specs included.
  * Prints the counts on one line, then each violation; exits 1 when there is any.
  * Runs on the current directory, so a test can point it at a fixture.
@@ -100,6 +102,21 @@ function rootImports(modules) {
   return found;
 }
 
+/** Imports of a `*-sql.ts` file (SQL fragments) from a module of another area. */
+function fragmentsAcrossAreas(modules) {
+  const found = [];
+  for (const module of modules) {
+    if (module.source.endsWith('.spec.ts') || !moduleOf(module.source)) continue;
+    for (const { resolved } of module.dependencies) {
+      if (/-sql\.ts$/.test(resolved) && moduleOf(resolved) && areaOf(resolved) !== areaOf(module.source))
+        found.push(
+          `no-sql-fragment-across-areas: ${module.source} → ${resolved} (ask ${moduleOf(resolved)}'s records)`,
+        );
+    }
+  }
+  return found;
+}
+
 function longFiles(modules) {
   return modules
     .filter((module) => /^(src|admin\/src)\/.*\.tsx?$/.test(module.source) && existsSync(module.source))
@@ -127,13 +144,15 @@ function main() {
   const layout = [...misplaced(modules, areas), ...rootImports(modules)];
   const moduleCount = new Set(modules.map((module) => moduleOf(module.source)).filter(Boolean)).size;
   const tables = tablesOutsideOwner(modules.map((module) => module.source).filter((file) => existsSync(file)));
+  const fragments = fragmentsAcrossAreas(modules);
   const rules = ruleViolations(summary);
   const cycles = rules.filter((line) => line.startsWith('no-circular:'));
-  const all = [...rules, ...layout, ...back, ...mutual, ...moduleLoops, ...tables, ...long];
+  const all = [...rules, ...layout, ...back, ...mutual, ...moduleLoops, ...tables, ...fragments, ...long];
   console.log(
     `files over ${MAX_LINES} lines: ${long.length}, module pairs importing each other: ${mutual.length}, ` +
       `module cycles (any length): ${moduleLoops.length}, back-edges between areas: ${back.length}, ` +
       `misplaced files and root imports: ${layout.length}, tables named outside their owner: ${tables.length}, ` +
+      `SQL fragments outside their area: ${fragments.length}, ` +
       `cycles: ${cycles.length}, other import rule violations: ${rules.length - cycles.length} ` +
       `(${areas.length} areas, ${moduleCount} modules, ${summary.totalCruised} files, ` +
       `${summary.totalDependenciesCruised} imports)`,

@@ -11,8 +11,10 @@ import { startTestApp, type TestApp } from './support/test-app';
 
 /**
  * What credential look-ups cost in database queries (QueryCounter, the `db_queries_total` of /metrics): one
- * shared look-up per new credential, none for a request the rate limit refuses, at most a full `-` bucket
- * of look-ups for a flood of invented credentials, and no stale "valid" after a revocation has been answered.
+ * shared look-up per new credential (the credential's row, then its owner's card: two statements), none for a
+ * request the rate limit refuses, at most a full `-` bucket of look-ups for a flood of invented credentials (one
+ * statement each: an unknown credential has no owner to read), and no stale "valid" after a revocation has been
+ * answered.
  */
 describe('credential look-ups', () => {
   let t: TestApp;
@@ -73,8 +75,9 @@ describe('credential look-ups', () => {
         answers = await Promise.all(Array.from({ length: 50 }, () => me(session.jwt, freshIp())));
       });
       expect(answers.map((res) => res.status)).toEqual(Array(50).fill(200));
-      // One look-up, plus the session's last-used write (at most one per minute).
-      expect(queries).toBe(2);
+      // One look-up (two statements: the token's own row, then its owner's card from the accounts area), plus the
+      // session's last-used write (at most one per minute).
+      expect(queries).toBe(3);
     });
 
     it('50 concurrent first requests with one new API key share one look-up', async () => {
@@ -84,7 +87,7 @@ describe('credential look-ups', () => {
         answers = await Promise.all(Array.from({ length: 50 }, () => me(key.api_key, freshIp())));
       });
       expect(answers.map((res) => res.status)).toEqual(Array(50).fill(200));
-      expect(queries).toBe(2);
+      expect(queries).toBe(3);
     });
   });
 

@@ -49,6 +49,7 @@ const ZEROS = {
   'back-edges between areas': 0,
   'misplaced files and root imports': 0,
   'tables named outside their owner': 0,
+  'SQL fragments outside their area': 0,
   cycles: 0,
   'other import rule violations': 0,
 };
@@ -175,6 +176,25 @@ describe('npm run lint:deps', () => {
     );
     expect(result.out).toContain(
       'error table-outside-owner: src/staff/users/users.ts names membership (owned by src/accounts/membership)',
+    );
+  });
+
+  it('fails on an SQL fragment imported by another area, not by another module of its own area', () => {
+    const result = checkTree({
+      'src/accounts/employee/employee-sql.ts':
+        'export const employeeJoin = (a: string, id: string) => `JOIN employee ${a} ON ${a}.id = ${id}`;\n',
+      // The area's own modules may join through it: one statement for an area's read.
+      'src/accounts/membership/records.ts':
+        "import { employeeJoin } from '../employee/employee-sql';\n" +
+        "export const members = `SELECT e.email FROM membership m ${employeeJoin('e', 'm.employee_id')}`;\n",
+      'src/identity/sessions/ended.ts':
+        "import { employeeJoin } from '../../accounts/employee/employee-sql';\n" +
+        "export const ended = `SELECT e.email FROM login_session s ${employeeJoin('e', 's.employee_id')}`;\n",
+    });
+    expect(result.status).toBe(1);
+    expect(counts(result.out)).toEqual({ ...ZEROS, 'SQL fragments outside their area': 1 });
+    expect(result.out).toContain(
+      'error no-sql-fragment-across-areas: src/identity/sessions/ended.ts → src/accounts/employee/employee-sql.ts',
     );
   });
 

@@ -46,6 +46,34 @@ export function listAllEmployees(
   return manager.query(`SELECT id, email, name, totp_enabled_at IS NOT NULL AS mfa FROM employee ORDER BY id`);
 }
 
+/** The e-mail of each of these employees that exists, by id (an audit event names whom it concerns). */
+export async function emailsOf(manager: EntityManager, employeeIds: readonly number[]): Promise<Map<number, string>> {
+  if (employeeIds.length === 0) return new Map();
+  const rows = await manager.query<Array<{ id: number; email: string }>>(
+    'SELECT id, email FROM employee WHERE id = ANY($1::int[])',
+    [[...new Set(employeeIds)]],
+  );
+  return new Map(rows.map((row) => [Number(row.id), row.email]));
+}
+
+/**
+ * Each row with its employee's e-mail, as a join on the employee would give it: a row whose employee is gone is
+ * left out. For rows another module has just read or changed, whose events name whom they concern.
+ */
+export async function withEmails<T extends { employee_id: number }>(
+  manager: EntityManager,
+  rows: readonly T[],
+): Promise<Array<T & { email: string }>> {
+  const emails = await emailsOf(
+    manager,
+    rows.map((row) => row.employee_id),
+  );
+  return rows.flatMap((row) => {
+    const email = emails.get(Number(row.employee_id));
+    return email === undefined ? [] : [{ ...row, email }];
+  });
+}
+
 /** The id of the employee with this (normalized) e-mail, or null. */
 export async function employeeIdOf(manager: EntityManager, email: string): Promise<number | null> {
   const [row] = await manager.query<Array<{ id: number }>>('SELECT id FROM employee WHERE lower(email) = $1', [email]);

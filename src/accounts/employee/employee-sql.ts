@@ -1,6 +1,3 @@
-import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
-import { Employee } from './employee.entity';
-
 /**
  * The employee table as other folders' single statements may reach it. A read that must stay one statement (a
  * credential look-up, an event for every company of an account) joins through these rather than naming the
@@ -16,18 +13,4 @@ export function employeeJoin(alias: string, idColumn: string): string {
 /** `FROM employee <alias>`, for a statement that starts from the account. */
 export function employeeFrom(alias: string): string {
   return `FROM employee ${alias}`;
-}
-
-/** A sub-select: the id of the employee whose (normalized) e-mail is the parameter `param`, e.g. `$2`. */
-export function employeeIdByEmail(param: string): string {
-  return `(SELECT id FROM employee WHERE lower(email) = ${param})`;
-}
-
-/** The same join on another folder's query builder: `<alias>` is the employee that `condition` names. */
-export function innerJoinEmployee<T extends ObjectLiteral>(
-  builder: SelectQueryBuilder<T>,
-  alias: string,
-  condition: string,
-): SelectQueryBuilder<T> {
-  return builder.innerJoin(Employee, alias, condition);
 }

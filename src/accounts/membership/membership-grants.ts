@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { NO_PASSWORD } from '../employee/employee-records';
 import { employeeFrom } from '../employee/employee-sql';
+import { membershipJoin } from './membership-sql';
 import { effectivePermissionsColumn } from '../roles/role-sql';
 import type { Grant } from '../../access/permissions/permission';
 
@@ -41,4 +42,36 @@ export async function isClaimedAccount(
     [employeeId, companyId, NO_PASSWORD],
   );
   return row?.claimed ?? false;
+}
+
+/** An account and the companies it belongs to (suspended memberships too), each with what it holds there. */
+export interface AccountMemberships {
+  employeeId: number;
+  email: string;
+  memberships: Array<{ companyId: number; permissions: Grant[] }>;
+}
+
+/**
+ * The account `account` names (by id, or by normalized e-mail) with its memberships; null when there is no such
+ * account or it belongs to no company. `lock` holds the account's row until the caller's transaction ends, so a
+ * membership added meanwhile waits for the caller's decision.
+ */
+export async function accountMemberships(
+  manager: EntityManager,
+  account: { employeeId: number } | { email: string },
+  lock: 'lock' | 'no-lock' = 'no-lock',
+): Promise<AccountMemberships | null> {
+  const rows = await manager.query<Array<{ id: number; email: string; company_id: number; permissions: Grant[] }>>(
+    `SELECT e.id, e.email, m.company_id, ${effectivePermissionsColumn('m')} AS permissions
+       ${employeeFrom('e')} ${membershipJoin('m', 'e.id', null, 'JOIN', 'include')}
+      WHERE ${'employeeId' in account ? 'e.id = $1' : 'lower(e.email) = $1'}
+      ORDER BY m.company_id${lock === 'lock' ? ' FOR UPDATE OF e' : ''}`,
+    ['employeeId' in account ? account.employeeId : account.email],
+  );
+  if (rows.length === 0) return null;
+  return {
+    employeeId: Number(rows[0].id),
+    email: rows[0].email,
+    memberships: rows.map((row) => ({ companyId: Number(row.company_id), permissions: row.permissions })),
+  };
 }

@@ -1,8 +1,7 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { DataSource, type EntityManager, type EntitySubscriberInterface, type QueryRunner } from 'typeorm';
-import { employeeFrom } from '../../accounts/employee/employee-sql';
-import { membershipJoin } from '../../accounts/membership/membership-sql';
+import { accountMemberships } from '../../accounts/membership/membership-grants';
 import { Clock } from '../../platform/common/clock/clock';
 import { APP_LOGGER } from '../../platform/common/logging/logging.module';
 import type { AppLogger } from '../../platform/common/logging/logger';
@@ -141,8 +140,8 @@ export class AuditRecorder implements OnModuleInit {
 
   /**
    * One event in every company an account belongs to (a login attempt, a password change), the account being
-   * the subject; still one INSERT (`INSERT … SELECT` over its memberships), so finding the account costs no
-   * query of its own. With `inCompany`, only there when the account belongs to it: an attempt into one company
+   * the subject: the account and its companies come from their owner (accounts' `accountMemberships`), the
+   * events go in with one INSERT. With `inCompany`, only there when the account belongs to it: an attempt into one company
    * is that company's (docs/contract.md "Whose people a company may speak for"). Returns how many were stored: 0
    * when no account has that e-mail (or it belongs to no company), in which case the event is only counted, never
    * stored (docs/contract.md: it belongs to no company).
@@ -153,46 +152,22 @@ export class AuditRecorder implements OnModuleInit {
     input: Omit<AuditEventInput, 'companyId' | 'subject'>,
     inCompany?: number,
   ): Promise<number> {
-    const occurredAt = this.clock.now();
-    const template: AuditEventInput = { ...input, companyId: 0, subject: { kind: 'employee', id: 0, email: null } };
-    const row = toRow(template, occurredAt);
-    const match = 'employeeId' in account ? 'e.id = $10' : 'lower(e.email) = $10';
-    const inserted: Array<{ id: string; company_id: number; subject_id: string; subject_email: string }> =
-      await manager.query(
-        this.withOutbox(
-          `INSERT INTO audit_events (${COLUMNS.join(', ')})
-           SELECT m.company_id, $1::timestamptz, $2, $3, $4, $5, 'employee', e.id::text, e.email, $6::uuid, $7, $8,
-                  $9::jsonb
-             ${employeeFrom('e')} ${membershipJoin('m', 'e.id', null, 'JOIN', 'include')}
-             ${membershipJoin('named', 'e.id', '$11::int', 'LEFT JOIN', 'include')}
-            WHERE ${match} AND (named.company_id IS NULL OR m.company_id = named.company_id)`,
-          'id, company_id, subject_id, subject_email',
-        ),
-        [
-          ...[row[1], row[2], row[3], row[4], row[5], row[9], row[10], row[11], row[12]],
-          'employeeId' in account ? account.employeeId : account.email.trim().toLowerCase(),
-          inCompany ?? null,
-        ],
-      );
-    if (inserted.length === 0) {
+    const found = await accountMemberships(
+      manager,
+      'employeeId' in account ? account : { email: account.email.trim().toLowerCase() },
+    );
+    if (!found) {
       this.countOnly(input.type);
       return 0;
     }
-    const stored = inserted.map((one) =>
-      toAuditEventJson(
-        toEntity(
-          {
-            ...input,
-            companyId: one.company_id,
-            subject: { kind: 'employee', id: one.subject_id, email: one.subject_email },
-          },
-          occurredAt,
-          one.id,
-        ),
-      ),
+    const companies = found.memberships.map((membership) => membership.companyId);
+    const named = companies.filter((companyId) => companyId === inCompany);
+    const subject = { kind: 'employee' as const, id: found.employeeId, email: found.email };
+    await this.record(
+      manager,
+      (named.length > 0 ? named : companies).map((companyId) => ({ ...input, companyId, subject })),
     );
-    this.afterCommit(manager, stored);
-    return inserted.length;
+    return named.length > 0 ? 1 : companies.length;
   }
 
   /** A login attempt for an e-mail with no account: counted, never stored (it belongs to no company). */

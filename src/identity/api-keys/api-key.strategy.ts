@@ -1,11 +1,8 @@
-import { passkeyCountColumn } from '../passkeys/passkey-records';
 import { timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { companyJoin } from '../../accounts/company/company-sql';
-import { employeeJoin } from '../../accounts/employee/employee-sql';
-import { membershipJoin } from '../../accounts/membership/membership-sql';
-import { effectivePermissionsColumn, memberRolesColumn, parseRoleRefs } from '../../accounts/roles/role-sql';
+import { memberCard } from '../../accounts/membership/member-card';
+import { passkeyCountColumn } from '../passkeys/passkey-sql';
 import type { Grant } from '../../access/permissions/permission';
 import { intersectGrants } from '../../access/permissions/permission';
 import type { Principal } from '../../access/rules/principal';
@@ -15,31 +12,26 @@ import {
   type CredentialStrategy,
   type LookUpResult,
   NOT_KEPT,
-  OWNER_COLUMNS,
-  type OwnerColumns,
   ownerOf,
 } from '../auth/credentials/credential-strategy';
 
-interface ApiKeyRow extends OwnerColumns {
+interface ApiKeyRow {
   id: string;
+  employee_id: number;
+  company_id: number;
+  employee_passkeys: number;
   secret_hash: string;
   permissions: Grant[];
   revoked_at: Date | null;
   created_at: Date;
-  owner_permissions: Grant[] | null;
-  owner_roles: unknown;
 }
 
 const API_KEY_ID = /^[A-Za-z0-9_-]{8,40}$/;
 
-/** The key and who it acts as, in one statement; a LEFT JOIN on membership finds a removed member's key. */
+/** The key, with its owner's passkey count; who it acts as is the accounts area's card, read next. */
 const LOOK_UP = `SELECT k.id, k.secret_hash, k.employee_id, k.company_id, k.permissions, k.revoked_at, k.created_at,
-       ${effectivePermissionsColumn('m')} AS owner_permissions, ${memberRolesColumn('m')} AS owner_roles,
-       ${OWNER_COLUMNS}, ${passkeyCountColumn('e.id')} AS employee_passkeys
+       ${passkeyCountColumn('k.employee_id')} AS employee_passkeys
   FROM api_key k
-  ${employeeJoin('e', 'k.employee_id')}
-  ${companyJoin('c', 'k.company_id')}
-  ${membershipJoin('m', 'k.employee_id', 'k.company_id', 'LEFT JOIN')}
  WHERE k.key_id = $1`;
 
 /**
@@ -71,17 +63,21 @@ export class ApiKeyStrategy implements CredentialStrategy {
     // Compare digests in constant time, against a stand-in when the key id is unknown, so timing says nothing.
     const stored = Buffer.from(row?.secret_hash ?? '0'.repeat(64), 'hex');
     if (!timingSafeEqual(stored, secretDigest) || !row) return { status: 'not_found', keep: true };
-    if (row.revoked_at || !row.owner_permissions) return { status: 'blacklisted', keep: true };
+    if (row.revoked_at) return { status: 'blacklisted', keep: true };
+    const card = await memberCard(this.dataSource.manager, row.employee_id, row.company_id);
+    if (!card) return { status: 'not_found', keep: true };
+    // A removed or suspended owner's key is found and refused as blacklisted rather than unknown.
+    if (!card.permissions) return { status: 'blacklisted', keep: true };
     const principal: Principal = {
       kind: 'api_key',
       employeeId: row.employee_id,
       companyId: row.company_id,
       // Never more than the owner holds now (its own permissions and its roles'), whatever the key was given.
-      permissions: intersectGrants(row.permissions, row.owner_permissions),
-      roles: parseRoleRefs(row.owner_roles),
+      permissions: intersectGrants(row.permissions, card.permissions),
+      roles: card.roles,
       sessionId: null,
       credentialId: row.id,
-      ...ownerOf(row),
+      ...ownerOf(card, row.employee_passkeys),
     };
     return {
       status: 'valid',

@@ -1,8 +1,7 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { employeeJoin, innerJoinEmployee } from '../../accounts/employee/employee-sql';
-import { membershipJoin } from '../../accounts/membership/membership-sql';
-import { effectivePermissionsColumn } from '../../accounts/roles/role-sql';
+import { emailsOf, withEmails } from '../../accounts/employee/employee-records';
+import { activePermissionsOf } from '../../accounts/membership/membership-grants';
 import { requestContext } from '../../audit/recorder/audit-actor';
 import { AuditRecorder } from '../../audit/recorder/audit-recorder.service';
 import type { Principal } from '../../access/rules/principal';
@@ -57,13 +56,18 @@ export class ApiKeysService {
   }
 
   async list(companyId: number, query: ApiKeyListQueryDto): Promise<Page<ApiKeyDto>> {
-    const builder = innerJoinEmployee(
-      this.dataSource.getRepository(ApiKey).createQueryBuilder('key'),
-      'owner',
-      'owner.id = key.employeeId',
-    )
-      .select(['key.id', 'key.keyId', 'key.name', 'key.permissions', 'key.createdAt', 'key.lastUsedAt'])
-      .addSelect(['owner.id', 'owner.email'])
+    const builder = this.dataSource
+      .getRepository(ApiKey)
+      .createQueryBuilder('key')
+      .select([
+        'key.id',
+        'key.keyId',
+        'key.name',
+        'key.permissions',
+        'key.employeeId',
+        'key.createdAt',
+        'key.lastUsedAt',
+      ])
       .where('key.companyId = :companyId AND key.revokedAt IS NULL', { companyId });
     if (query.prefix) builder.andWhere('key.keyId LIKE :prefix', { prefix: `${escapeLike(query.prefix)}%` });
     if (query.owner) builder.andWhere('key.employeeId = :owner', { owner: query.owner });
@@ -74,11 +78,16 @@ export class ApiKeysService {
       .offset(query.offset)
       .limit(query.per_page)
       .getRawMany<Record<string, unknown>>();
+    // The owners' e-mails from their owner, the accounts area (an owner's keys go with the account).
+    const emails = await emailsOf(
+      this.dataSource.manager,
+      rows.map((row) => row.key_employee_id as number),
+    );
     const data = rows.map((row) => ({
       id: row.key_id as string,
       name: row.key_name as string,
       prefix: row.key_key_id as string,
-      owner: { id: row.owner_id as number, email: row.owner_email as string },
+      owner: { id: row.key_employee_id as number, email: emails.get(row.key_employee_id as number) ?? '' },
       permissions: row.key_permissions as Grant[],
       created_at: new Date(row.key_created_at as string).toISOString(),
       last_used_at: row.key_last_used_at ? new Date(row.key_last_used_at as string).toISOString() : null,
@@ -91,14 +100,12 @@ export class ApiKeysService {
     await this.dataSource.transaction(async (manager) => {
       // The owner's permissions now, not the key's: revoking must not be a way to act against someone who
       // holds more. The row lock keeps a concurrent permission change from slipping between check and update.
-      const [owner] = await manager.query<Array<{ permissions: Grant[] | null }>>(
-        `SELECT ${effectivePermissionsColumn('m')} AS permissions FROM api_key k
-           ${membershipJoin('m', 'k.employee_id', 'k.company_id', 'LEFT JOIN')}
-          WHERE k.id = $1 AND k.company_id = $2 AND k.revoked_at IS NULL
-          FOR UPDATE OF k`,
+      const [key] = await manager.query<Array<{ employee_id: number }>>(
+        'SELECT employee_id FROM api_key WHERE id = $1 AND company_id = $2 AND revoked_at IS NULL FOR UPDATE',
         [id, principal.companyId],
       );
-      if (!owner) throw ApiError.notFound('No such API key.');
+      if (!key) throw ApiError.notFound('No such API key.');
+      const owner = { permissions: await activePermissionsOf(manager, key.employee_id, principal.companyId) };
       if (!coversAll(principal.permissions, owner.permissions ?? [])) {
         throw new ApiError(
           ErrorCode.PermissionDenied,
@@ -106,13 +113,15 @@ export class ApiKeysService {
           'The owner of this API key holds permissions you do not; only someone holding them all can revoke it.',
         );
       }
-      const revoked: Array<{ name: string; key_id: string; email: string }> = await manager.query(
-        `WITH revoked AS (
-           UPDATE api_key SET revoked_at = $3 WHERE id = $1 AND company_id = $2 AND revoked_at IS NULL
-           RETURNING name, key_id, employee_id)
-         SELECT revoked.name, revoked.key_id, e.email
-           FROM revoked ${employeeJoin('e', 'revoked.employee_id')}`,
-        [id, principal.companyId, this.clock.now()],
+      const revoked = await withEmails(
+        manager,
+        await manager.query<Array<{ name: string; key_id: string; employee_id: number }>>(
+          `WITH revoked AS (
+             UPDATE api_key SET revoked_at = $3 WHERE id = $1 AND company_id = $2 AND revoked_at IS NULL
+             RETURNING name, key_id, employee_id)
+           SELECT name, key_id, employee_id FROM revoked`,
+          [id, principal.companyId, this.clock.now()],
+        ),
       );
       if (revoked.length !== 1) throw ApiError.notFound('No such API key.');
       await this.audit.record(manager, {

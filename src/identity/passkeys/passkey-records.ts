@@ -12,13 +12,6 @@ export interface PasskeyRow {
   last_used_at: Date | null;
 }
 
-/**
- * The number of passkeys of the employee whose id is the SQL expression `employeeId`, as a column of the
- * credential look-ups (so `GET /v1/users/me` still reads no table of its own).
- */
-export const passkeyCountColumn = (employeeId: string) =>
-  `(SELECT count(*)::int FROM passkey pk WHERE pk.employee_id = ${employeeId})`;
-
 export async function insertPasskey(
   manager: EntityManager,
   row: Omit<PasskeyRow, 'last_used_at' | 'counter'> & { counter: number },

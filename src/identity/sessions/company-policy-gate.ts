@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { employeeJoin } from '../../accounts/employee/employee-sql';
+import { withEmails } from '../../accounts/employee/employee-records';
 import type { PolicyView } from '../../accounts/company-policy/company-policy-records';
 import { allowlistTest } from '../../accounts/company-policy/ip-allowlist';
 import { ipNotAllowed } from '../../accounts/company-policy/policy-errors';
@@ -26,13 +26,13 @@ export async function endSessionsOutside(
   keep: string | null,
   now: Date,
 ): Promise<Array<{ id: string; email: string }>> {
-  const live = await manager.query<Array<{ id: string; ip: string | null; email: string }>>(
-    `SELECT s.id, s.ip, e.email FROM login_session s ${employeeJoin('e', 's.employee_id')}
-      WHERE s.company_id = $1 AND s.ended_at IS NULL`,
+  const live = await manager.query<Array<{ id: string; ip: string | null; employee_id: number }>>(
+    `SELECT s.id, s.ip, s.employee_id FROM login_session s WHERE s.company_id = $1 AND s.ended_at IS NULL`,
     [companyId],
   );
-  const refused = live.filter((session) => session.id !== keep && (session.ip === null || !allows(session.ip)));
-  if (refused.length === 0) return [];
+  const outside = live.filter((session) => session.id !== keep && (session.ip === null || !allows(session.ip)));
+  if (outside.length === 0) return [];
+  const refused = await withEmails(manager, outside);
   const ids = refused.map((session) => session.id);
   await manager.query(
     `UPDATE login_session SET ended_at = $2, end_reason = 'ip_not_allowed' WHERE id = ANY($1::uuid[])`,

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { employeeJoin } from '../../accounts/employee/employee-sql';
+import { withEmails } from '../../accounts/employee/employee-records';
 import type { SessionEndReason } from './login-session.entity';
 
 /**
@@ -68,13 +68,13 @@ export async function endSessionsNotThrough(
   keep: string | null,
   now: Date,
 ): Promise<Array<{ id: string; email: string }>> {
-  const ended = await manager.query<Array<{ id: string; email: string }>>(
+  const ended = await manager.query<Array<{ id: string; employee_id: number }>>(
     `WITH ended AS (
        UPDATE login_session SET ended_at = $3, end_reason = 'sso_enforced'
         WHERE company_id = $1 AND ended_at IS NULL AND ($4::uuid IS NULL OR id <> $4::uuid)
           AND NOT (method = 'sso' AND sso_issuer IS NOT DISTINCT FROM $2)
         RETURNING id, employee_id)
-     SELECT ended.id, e.email FROM ended ${employeeJoin('e', 'ended.employee_id')}`,
+     SELECT id, employee_id FROM ended`,
     [companyId, issuer, now, keep],
   );
   if (ended.length > 0) {
@@ -84,5 +84,5 @@ export async function endSessionsNotThrough(
       [ended.map((session) => session.id), now],
     );
   }
-  return ended;
+  return (await withEmails(manager, ended)).map(({ id, email }) => ({ id, email }));
 }

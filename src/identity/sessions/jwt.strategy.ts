@@ -1,12 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { DataSource } from 'typeorm';
-import { companyJoin } from '../../accounts/company/company-sql';
-import { employeeJoin } from '../../accounts/employee/employee-sql';
-import { membershipJoin } from '../../accounts/membership/membership-sql';
-import { effectivePermissionsColumn, memberRolesColumn, parseRoleRefs } from '../../accounts/roles/role-sql';
-import { type Grant, normalizeGrants } from '../../access/permissions/permission';
-import { passkeyCountColumn } from '../passkeys/passkey-records';
+import { memberCard } from '../../accounts/membership/member-card';
+import { normalizeGrants } from '../../access/permissions/permission';
+import { passkeyCountColumn } from '../passkeys/passkey-sql';
 import { AuditRecorder } from '../../audit/recorder/audit-recorder.service';
 import type { ClientInfo } from '../../platform/common/http/client-info';
 import { endIdleSession } from './idle-sessions';
@@ -20,13 +17,14 @@ import {
   type CredentialStrategy,
   type LookUpResult,
   NOT_KEPT,
-  OWNER_COLUMNS,
-  type OwnerColumns,
   ownerOf,
 } from '../auth/credentials/credential-strategy';
 
-interface TokenRow extends OwnerColumns {
+interface TokenRow {
   id: string;
+  employee_id: number;
+  company_id: number;
+  employee_passkeys: number;
   session_id: string;
   issued_at: Date;
   expires_at: Date;
@@ -34,8 +32,6 @@ interface TokenRow extends OwnerColumns {
   ended_at: Date | null;
   last_used_at: Date;
   second_factor: boolean;
-  permissions: Grant[] | null;
-  roles: unknown;
 }
 
 interface JwtClaims {
@@ -45,18 +41,11 @@ interface JwtClaims {
   jti?: unknown;
 }
 
-/**
- * The token, its session, and who it acts as, in one statement: membership is a LEFT JOIN, so a removed
- * member's token is found and refused as blacklisted rather than unknown.
- */
+/** The token and its session, with the owner's passkey count; who it acts as is the accounts area's card, read next. */
 const LOOK_UP = `SELECT t.id, t.session_id, t.company_id, t.issued_at, t.expires_at, t.revoked_at, s.employee_id, s.ended_at,
-       s.last_used_at, s.second_factor,
-       ${effectivePermissionsColumn('m')} AS permissions, ${memberRolesColumn('m')} AS roles, ${OWNER_COLUMNS}, ${passkeyCountColumn('e.id')} AS employee_passkeys
+       s.last_used_at, s.second_factor, ${passkeyCountColumn('s.employee_id')} AS employee_passkeys
   FROM issued_token t
   JOIN login_session s ON s.id = t.session_id
-  ${employeeJoin('e', 's.employee_id')}
-  ${companyJoin('c', 't.company_id')}
-  ${membershipJoin('m', 's.employee_id', 't.company_id', 'LEFT JOIN')}
  WHERE t.token_hash = $1`;
 
 /**
@@ -101,16 +90,20 @@ export class JwtStrategy implements CredentialStrategy {
     ) {
       return { status: 'not_found', keep: true };
     }
-    if (row.revoked_at || row.ended_at || !row.permissions) return { status: 'blacklisted', keep: true };
+    if (row.revoked_at || row.ended_at) return { status: 'blacklisted', keep: true };
+    const card = await memberCard(this.dataSource.manager, row.employee_id, row.company_id);
+    if (!card) return { status: 'not_found', keep: true };
+    // A removed or suspended member's token is found and refused as blacklisted rather than unknown.
+    if (!card.permissions) return { status: 'blacklisted', keep: true };
     const principal: Principal = {
       kind: 'jwt',
       employeeId: row.employee_id,
       companyId: row.company_id,
-      permissions: normalizeGrants(row.permissions),
-      roles: parseRoleRefs(row.roles),
+      permissions: normalizeGrants(card.permissions),
+      roles: card.roles,
       sessionId: row.session_id,
       credentialId: row.id,
-      ...ownerOf(row),
+      ...ownerOf(card, row.employee_passkeys),
     };
     if (principal.policy?.idleMs != null) principal.lastUsedMs = new Date(row.last_used_at).getTime();
     if (principal.policy?.mfaRequired && !row.second_factor) principal.restricted = 'mfa_enrollment';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, IsNull } from 'typeorm';
 import { companyRef } from '../../accounts/company/company-records';
 import { policyOf, type PolicyView } from '../../accounts/company-policy/company-policy-records';
-import { employeeJoin } from '../../accounts/employee/employee-sql';
+import { withEmails } from '../../accounts/employee/employee-records';
 import { findMember, type Member } from '../../accounts/membership/membership-records';
 import { IssuedToken, type TokenRevokeReason } from './issued-token.entity';
 import { LoginSession, type SessionEndReason } from './login-session.entity';
@@ -102,13 +102,15 @@ export class TypeOrmSessionStore extends SessionStore {
     now: Date,
     reason: SessionEndReason,
   ): Promise<EndedSession | null> {
-    const ended: Array<{ company_id: number; employee_id: number; email: string }> = await manager.query(
-      `WITH ended AS (
-         UPDATE login_session SET ended_at = $2, end_reason = $3
-          WHERE id = $1 AND ended_at IS NULL RETURNING company_id, employee_id)
-       SELECT ended.company_id, ended.employee_id, e.email
-         FROM ended ${employeeJoin('e', 'ended.employee_id')}`,
-      [sessionId, now, reason],
+    const ended = await withEmails(
+      manager,
+      await manager.query<Array<{ company_id: number; employee_id: number }>>(
+        `WITH ended AS (
+           UPDATE login_session SET ended_at = $2, end_reason = $3
+            WHERE id = $1 AND ended_at IS NULL RETURNING company_id, employee_id)
+         SELECT company_id, employee_id FROM ended`,
+        [sessionId, now, reason],
+      ),
     );
     if (ended.length !== 1) return null;
     const [{ company_id: companyId, employee_id: employeeId, email }] = ended;

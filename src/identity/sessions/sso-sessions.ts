@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { employeeJoin } from '../../accounts/employee/employee-sql';
+import { withEmails } from '../../accounts/employee/employee-records';
 
 /**
  * What src/identity/sso/ reads and ends in the login_session table, inside the caller's transaction: the sessions a
@@ -25,14 +25,13 @@ export async function endProviderSessions(
   key: ProviderSessionKey,
   now: Date,
 ): Promise<EndedProviderSession[]> {
-  const ended = await manager.query<Array<{ id: string; company_id: number; employee_id: number; email: string }>>(
+  const ended = await manager.query<Array<{ id: string; company_id: number; employee_id: number }>>(
     `WITH ended AS (
        UPDATE login_session SET ended_at = $4, end_reason = 'backchannel_logout'
         WHERE sso_issuer = $1 AND ended_at IS NULL
           AND ($2::varchar IS NULL OR sso_sid = $2) AND ($3::varchar IS NULL OR sso_sub = $3)
         RETURNING id, company_id, employee_id)
-     SELECT ended.id, ended.company_id, ended.employee_id, e.email
-       FROM ended ${employeeJoin('e', 'ended.employee_id')}`,
+     SELECT id, company_id, employee_id FROM ended`,
     [key.issuer, key.sid ?? null, key.sub ?? null, now],
   );
   if (ended.length > 0) {
@@ -42,5 +41,10 @@ export async function endProviderSessions(
       [ended.map((session) => session.id), now],
     );
   }
-  return ended.map((row) => ({ id: row.id, companyId: row.company_id, employeeId: row.employee_id, email: row.email }));
+  return (await withEmails(manager, ended)).map((row) => ({
+    id: row.id,
+    companyId: row.company_id,
+    employeeId: row.employee_id,
+    email: row.email,
+  }));
 }

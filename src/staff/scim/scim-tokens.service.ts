@@ -9,8 +9,7 @@ import { Clock } from '../../platform/common/clock/clock';
 import { ApiError } from '../../platform/common/errors/api-error';
 import type { ClientInfo } from '../../platform/common/http/client-info';
 import { type Page, type PageQueryDto, toPage } from '../../platform/common/http/pagination';
-import { membershipJoin } from '../../accounts/membership/membership-sql';
-import { effectivePermissionsColumn } from '../../accounts/roles/role-sql';
+import { activePermissionsOf } from '../../accounts/membership/membership-grants';
 import { type Grant, intersectGrants, normalizeGrants } from '../../access/permissions/permission';
 import type { CreatedScimTokenDto, ScimTokenDto } from './dto/scim-token.dto';
 import { ScimToken } from './scim-token.entity';
@@ -114,19 +113,17 @@ export class ScimTokensService {
       Array<{
         id: string;
         company_id: number;
+        created_by: number | null;
         last_used_at: Date | null;
         permissions: Grant[];
-        creator_permissions: Grant[] | null;
       }>
     >(
-      `SELECT t.id, t.company_id, t.last_used_at, t.permissions,
-              ${effectivePermissionsColumn('m')} AS creator_permissions
-         FROM scim_token t ${membershipJoin('m', 't.created_by', 't.company_id', 'LEFT JOIN')}
-        WHERE t.token_hash = $1`,
+      'SELECT t.id, t.company_id, t.created_by, t.last_used_at, t.permissions FROM scim_token t WHERE t.token_hash = $1',
       [sha256Hex(token)],
     );
     if (!row) return null;
-    if (row.creator_permissions === null) return 'orphaned';
+    const creatorPermissions = await activePermissionsOf(this.dataSource.manager, row.created_by, row.company_id);
+    if (creatorPermissions === null) return 'orphaned';
     const now = this.clock.now();
     if (row.last_used_at === null || now.getTime() - new Date(row.last_used_at).getTime() >= USE_RECORD_INTERVAL_MS) {
       await this.dataSource.query('UPDATE scim_token SET last_used_at = $2 WHERE id = $1', [row.id, now]);
@@ -134,7 +131,7 @@ export class ScimTokensService {
     return {
       tokenId: row.id,
       companyId: Number(row.company_id),
-      permissions: intersectGrants(row.permissions, row.creator_permissions),
+      permissions: intersectGrants(row.permissions, creatorPermissions),
     };
   }
 }

@@ -12,8 +12,7 @@ import { ApiError } from '../../platform/common/errors/api-error';
 import { ErrorCode } from '../../platform/common/errors/error-codes';
 import type { ClientInfo } from '../../platform/common/http/client-info';
 import { assertAcceptablePassword, normalizeEmail } from '../../accounts/employee/employee.service';
-import { setPasswordHash } from '../../accounts/employee/employee-records';
-import { employeeIdByEmail } from '../../accounts/employee/employee-sql';
+import { employeeIdOf, setPasswordHash } from '../../accounts/employee/employee-records';
 import { PasswordHasher } from '../../accounts/employee/password-hasher';
 import type { SessionEndReason } from '../../identity/sessions/login-session.entity';
 import { endSessionsOf } from '../../identity/sessions/end-sessions';
@@ -108,11 +107,10 @@ export class AccountPasswordService {
         // A CTE, because TypeORM answers a bare UPDATE … RETURNING as [rows, count].
         `WITH used AS (
            UPDATE password_reset SET used_at = $3
-            WHERE code_hash = $1 AND used_at IS NULL AND expires_at > $3
-              AND employee_id = ${employeeIdByEmail('$2')}
+            WHERE code_hash = $1 AND used_at IS NULL AND expires_at > $3 AND employee_id = $2
             RETURNING employee_id)
          SELECT employee_id FROM used`,
-        [sha256Hex(code), normalizeEmail(email), now],
+        [sha256Hex(code), await employeeIdOf(manager, normalizeEmail(email)), now],
       );
       if (used.length !== 1) throw invalidCode();
       const employeeId = used[0].employee_id;

@@ -3,10 +3,8 @@ import type { EntityManager } from 'typeorm';
 import type { Principal } from '../../access/rules/principal';
 import { ApiError } from '../../platform/common/errors/api-error';
 import { ErrorCode } from '../../platform/common/errors/error-codes';
-import { employeeFrom } from '../../accounts/employee/employee-sql';
-import { membershipJoin } from '../../accounts/membership/membership-sql';
-import { effectivePermissionsColumn } from '../../accounts/roles/role-sql';
-import { coversAll, type Grant } from '../../access/permissions/permission';
+import { accountMemberships } from '../../accounts/membership/membership-grants';
+import { coversAll } from '../../access/permissions/permission';
 
 export const NO_SUCH_EMPLOYEE = 'No such employee in this company.';
 
@@ -21,20 +19,15 @@ export async function assertAccountTakeoverAllowed(
   principal: Principal,
   employeeId: number,
 ): Promise<{ email: string }> {
-  const rows = await manager.query<Array<{ email: string; company_id: number; permissions: Grant[] }>>(
-    `SELECT e.email, m.company_id, ${effectivePermissionsColumn('m')} AS permissions
-       ${employeeFrom('e')} ${membershipJoin('m', 'e.id', null, 'JOIN', 'include')}
-      WHERE e.id = $1 FOR UPDATE OF e`,
-    [employeeId],
-  );
-  const here = rows.find((row) => row.company_id === principal.companyId);
-  if (!here) throw ApiError.notFound(NO_SUCH_EMPLOYEE);
+  const account = await accountMemberships(manager, { employeeId }, 'lock');
+  const here = account?.memberships.find((row) => row.companyId === principal.companyId);
+  if (!account || !here) throw ApiError.notFound(NO_SUCH_EMPLOYEE);
   const denied = (message: string) => new ApiError(ErrorCode.PermissionDenied, HttpStatus.FORBIDDEN, message);
-  if (rows.length > 1) {
+  if (account.memberships.length > 1) {
     throw denied('This employee also belongs to another company; only the employee can change their own account.');
   }
   if (!coversAll(principal.permissions, here.permissions)) {
     throw denied('This employee holds permissions you do not; only someone holding them all can do this.');
   }
-  return { email: here.email };
+  return { email: account.email };
 }

@@ -1,11 +1,7 @@
 import { DiscoveryService } from '@nestjs/core';
 import type { Principal } from '../../../access/rules/principal';
 import type { ClientInfo } from '../../../platform/common/http/client-info';
-import {
-  type CompanyPolicyJson,
-  companyPolicyColumn,
-  credentialPolicyOf,
-} from '../../../accounts/company-policy/company-policy-sql';
+import type { MemberCard } from '../../../accounts/membership/member-card';
 
 /** What one look-up found; {@link CredentialService} turns it into a cache entry and a verdict. */
 export type LookUpResult =
@@ -56,31 +52,19 @@ export const CredentialKind = DiscoveryService.createDecorator<Principal['kind']
 
 export const NOT_KEPT: LookUpResult = { status: 'not_found', keep: false };
 
-/** Who a credential belongs to, read in the same query as the credential itself. */
-export interface OwnerColumns {
-  employee_id: number;
-  employee_email: string;
-  employee_name: string;
-  company_id: number;
-  company_name: string;
-  employee_totp: boolean;
-  /** Added by each strategy with the passkeys' own column (src/identity/passkeys/), which auth/ does not name. */
-  employee_passkeys: number;
-  /** The company's policy row, null on the defaults. */
-  company_policy: CompanyPolicyJson | null;
-}
-
-export const OWNER_COLUMNS =
-  'e.email AS employee_email, e.name AS employee_name, c.name AS company_name, ' +
-  `e.totp_enabled_at IS NOT NULL AS employee_totp, ${companyPolicyColumn('c.id')}`;
-
-export function ownerOf(row: OwnerColumns): Pick<Principal, 'employee' | 'company' | 'mfa' | 'policy'> {
+/**
+ * Who a credential belongs to: the accounts area's card of its owner (read after the credential's own row) and
+ * the owner's passkey count, which each strategy reads with that row from src/identity/passkeys/.
+ */
+export function ownerOf(
+  card: MemberCard,
+  passkeys: number,
+): Pick<Principal, 'employee' | 'company' | 'mfa' | 'policy'> {
   const owner: Pick<Principal, 'employee' | 'company' | 'mfa' | 'policy'> = {
-    employee: { id: row.employee_id, email: row.employee_email, name: row.employee_name },
-    company: { id: row.company_id, name: row.company_name },
-    mfa: { totp: row.employee_totp === true, passkeys: Number(row.employee_passkeys ?? 0) },
+    employee: card.employee,
+    company: card.company,
+    mfa: { totp: card.totp, passkeys: Number(passkeys ?? 0) },
   };
-  const policy = credentialPolicyOf(row.company_policy);
-  if (policy !== undefined) owner.policy = policy;
+  if (card.policy !== undefined) owner.policy = card.policy;
   return owner;
 }
