@@ -1,6 +1,4 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { Company } from './company.entity';
 import { CompanyService } from './company.service';
 
 /**
@@ -8,7 +6,6 @@ import { CompanyService } from './company.service';
  * company of a login session is the session's (src/identity/sessions/).
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([Company])],
   providers: [CompanyService],
   exports: [CompanyService],
 })

@@ -1,11 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { DataSource, Repository } from 'typeorm';
 import { Company } from './company.entity';
 
 @Injectable()
 export class CompanyService {
-  constructor(@InjectRepository(Company) private readonly companies: Repository<Company>) {}
+  private readonly companies: Repository<Company>;
+
+  constructor(dataSource: DataSource) {
+    this.companies = dataSource.getRepository(Company);
+  }
 
   create(name: string): Promise<Company> {
     return this.companies.save(this.companies.create({ name: name.trim() }));

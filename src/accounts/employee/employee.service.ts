@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import { isEmail } from 'class-validator';
-import { type EntityManager, QueryFailedError, Repository } from 'typeorm';
+import { DataSource, type EntityManager, QueryFailedError, Repository } from 'typeorm';
 import { ApiError } from '../../platform/common/errors/api-error';
 import { SealsColumn } from '../../platform/keys/sealed-columns';
 import { TOTP_SECRETS } from './employee-totp';
@@ -35,10 +34,14 @@ export const ACCOUNT_EXISTS =
 @Injectable()
 @SealsColumn(TOTP_SECRETS)
 export class EmployeeService {
+  private readonly employees: Repository<Employee>;
+
   constructor(
-    @InjectRepository(Employee) private readonly employees: Repository<Employee>,
+    dataSource: DataSource,
     private readonly hasher: PasswordHasher,
-  ) {}
+  ) {
+    this.employees = dataSource.getRepository(Employee);
+  }
 
   /** Creates the employee, inside the caller's transaction when one is given. */
   async create(input: NewEmployee, manager?: EntityManager): Promise<Employee> {

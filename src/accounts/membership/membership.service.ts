@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { type EntityManager, IsNull, Repository } from 'typeorm';
+import { DataSource, type EntityManager, IsNull, Repository } from 'typeorm';
 import { ApiError } from '../../platform/common/errors/api-error';
 import { findCompany } from '../company/company-records';
 import { EmployeeService } from '../employee/employee.service';
@@ -9,10 +8,14 @@ import { type Grant, normalizeGrants } from '../../access/permissions/permission
 
 @Injectable()
 export class MembershipService {
+  private readonly memberships: Repository<Membership>;
+
   constructor(
-    @InjectRepository(Membership) private readonly memberships: Repository<Membership>,
+    dataSource: DataSource,
     private readonly employees: EmployeeService,
-  ) {}
+  ) {
+    this.memberships = dataSource.getRepository(Membership);
+  }
 
   /**
    * Puts an employee in a company with exactly these permissions; calling it again for the same pair replaces
