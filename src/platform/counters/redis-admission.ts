@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { RedisConnection } from '../redis-client/redis-connection';
 import { bucketRecord, EPSILON_MS } from './leaky-bucket';
 import type { AdmitRecord, Lease, LeaseAsk } from './rate-limit-storage';
+import { LeaseReturns, RedisLease } from './redis-lease-returns';
 import { runScript, script } from './redis-scripts';
 
 /**
@@ -30,14 +31,22 @@ redis.call('PEXPIRE', KEYS[${n}], tonumber(ARGV[${a + 2}]))
 `;
 
 /**
+ * Leases returned since the credential's last admission, carried by this one (ARGV[a..]): removed first, so the
+ * cap counts without them and no command of their own is sent.
+ */
+const CARRIED_RETURNS = (n: number, a: number): string =>
+  `if #ARGV >= ${a} then redis.call('ZREM', KEYS[${n}], unpack(ARGV, ${a})) end`;
+
+/**
  * A request's admission in one script, one round trip: the bucket's decision for `cost` slots (the GCRA of
  * leaky-bucket.ts, as the bucket script of redis-rate-limit.storage.ts) and, with a second key, a lease under the
  * cap, asked only if the bucket admits and before the bucket is charged. KEYS: the bucket [, the leases]. ARGV:
- * period ms, capacity, cost [, cap, lease id, lease ms]. Returns { 1 admitted | 0 refused by the bucket | 2
+ * period ms, capacity, cost [, cap, lease id, lease ms, lease ids returned since]. Returns { 1 admitted | 0 refused by the bucket | 2
  * refused by the cap, the bucket's backlog in ms after the decision (a string: Lua numbers would be truncated) }.
  * Two keys: on a single server or Sentinel only (Redis Cluster: {@link LEASE_ALONE}).
  */
 const ADMIT_SCRIPT = (withLease: boolean): string => `${NOW}
+${withLease ? CARRIED_RETURNS(2, 7) : ''}
 local period = tonumber(ARGV[1])
 local level = tonumber(redis.call('GET', KEYS[1]) or '0') - now
 if level < 0 or level > period + ${EPSILON_MS} then level = 0 end
@@ -50,8 +59,12 @@ return { 1, string.format('%.3f', after) }
 
 const ADMIT = script(ADMIT_SCRIPT(false));
 const ADMIT_AND_LEASE = script(ADMIT_SCRIPT(true));
-/** The lease alone (Redis Cluster). KEYS: the leases. ARGV: cap, lease id, lease ms. Returns { 1 | 2, '0' }. */
+/**
+ * The lease alone (Redis Cluster). KEYS: the leases. ARGV: cap, lease id, lease ms, lease ids returned since.
+ * Returns { 1 | 2, '0' }.
+ */
 const LEASE_ALONE = script(`${NOW}
+${CARRIED_RETURNS(1, 4)}
 local level = 0
 ${LEASE_STEP(1, 1)}
 return { 1, '0' }
@@ -75,52 +88,6 @@ return redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')
 `);
 
 const ignore = (): void => undefined;
-
-/**
- * Returned leases, sent back together: every lease returned in one turn of the event loop (the answers one poll
- * of the sockets finished) is removed by one `ZREM` per credential in the check phase that follows, so under load
- * the many requests of one credential cost one command between them, not one each (fire and forget: if it fails,
- * the members lapse).
- */
-class LeaseReturns {
-  private pending = new Map<string, string[]>();
-  private scheduled = false;
-
-  constructor(private readonly redis: RedisConnection) {}
-
-  add(key: string, id: string): void {
-    const ids = this.pending.get(key);
-    if (ids === undefined) this.pending.set(key, [id]);
-    else ids.push(id);
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(this.flush);
-  }
-
-  private readonly flush = (): void => {
-    const pending = this.pending;
-    this.pending = new Map();
-    this.scheduled = false;
-    for (const [key, ids] of pending) this.redis.zrem(key, ...ids).catch(ignore);
-  };
-}
-
-/** A lease in Redis: returning it removes its member (with the others returned in the same turn). */
-class RedisLease implements Lease {
-  private returned = false;
-
-  constructor(
-    private readonly returns: LeaseReturns,
-    private readonly key: string,
-    private readonly id: string,
-  ) {}
-
-  readonly release = (): void => {
-    if (this.returned) return;
-    this.returned = true;
-    this.returns.add(this.key, this.id);
-  };
-}
 
 /**
  * Admissions (bucket with cost, lease under the cap) for RedisRateLimitStorage, on keys it has prefixed already.
@@ -147,10 +114,19 @@ export class RedisAdmission {
     const args = [period, capacity, slots];
     if (lease === undefined) return this.decision(runScript(this.redis, ADMIT, [key], args), period, capacity, slots);
     const id = `${this.tag}.${++this.sequence}`;
-    const leaseArgs = [Math.max(1, Math.floor(lease.cap)), id, this.leaseMs];
-    if (this.redis.isCluster) return this.admitApart(key, args, lease.key, leaseArgs);
+    const carried = this.returns.carry(lease.key);
+    const leaseArgs = [Math.max(1, Math.floor(lease.cap)), id, this.leaseMs, ...carried];
+    if (this.redis.isCluster)
+      return this.carrying(lease.key, carried, this.admitApart(key, args, lease.key, leaseArgs));
     const reply = runScript(this.redis, ADMIT_AND_LEASE, [key, lease.key], [...args, ...leaseArgs]);
-    return this.decision(reply, period, capacity, slots, new RedisLease(this.returns, lease.key, id));
+    const lent = new RedisLease(this.returns, lease.key, id);
+    return this.carrying(lease.key, carried, this.decision(reply, period, capacity, slots, lent));
+  }
+
+  /** An admission that carried returns and failed may not have run: they go again (removing twice is no harm). */
+  private carrying<T>(key: string, carried: string[], admission: Promise<T>): Promise<T> {
+    if (carried.length > 0) admission.catch(() => this.returns.add(key, ...carried));
+    return admission;
   }
 
   /** Leases held under `key` now (not lapsed), on the server's clock. */

@@ -3,6 +3,7 @@ import Redis from 'ioredis';
 import { redisOptions } from '../redis-client/redis-client.module';
 import { describeRateLimitStorage } from '../../../test/support/rate-limit-storage.contract';
 import { LEASE_TTL_MS } from './redis-admission';
+import { RETURN_WAIT_MS } from './redis-lease-returns';
 import { RedisRateLimitStorage } from './redis-rate-limit.storage';
 
 // The real server the suite runs against; never a mock, since atomicity and expiry are the server's to get right.
@@ -141,5 +142,55 @@ describe('RedisRateLimitStorage leases', () => {
     expect(next.lease).toBeDefined();
     expect(await redis.zrange(storage.keyOf(key), 0, -1)).toHaveLength(1);
     next.lease?.release();
+  });
+});
+
+/** The client with a count of the commands the storage sends through it, by name. */
+function counting(client: Redis): { client: Redis; sent: Map<string, number> } {
+  const sent = new Map<string, number>();
+  const counted = new Set(['evalsha', 'eval', 'zrem']);
+  const proxy = new Proxy(client, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property);
+      if (typeof value !== 'function') return value;
+      const bound = (value as Function).bind(target);
+      if (typeof property !== 'string' || !counted.has(property)) return bound;
+      return (...args: unknown[]) => {
+        sent.set(property, (sent.get(property) ?? 0) + 1);
+        return bound(...args);
+      };
+    },
+  });
+  return { client: proxy, sent };
+}
+
+describe.each([
+  ['a single server', 1, (client: Redis) => client],
+  ['a Cluster (bucket and lease apart)', 2, asCluster],
+])("RedisRateLimitStorage's returned leases, on %s", (_name, scriptsPerDecision, shape) => {
+  it("ride on the credential's next admission: its scripts and no ZREM of their own, and the cap counts without them", async () => {
+    const { client, sent } = counting(shape(redis));
+    const storage = new RedisRateLimitStorage(client, { keyPrefix: PREFIX });
+    const key = `cc:carry|${randomBytes(4).toString('hex')}`;
+    const bucket = `req:carry|${randomBytes(4).toString('hex')}`;
+    let record = await storage.admit(bucket, 3000, 1000, 1, { key, cap: 1 });
+    for (let i = 0; i < 99; i++) {
+      // Returned and admitted again in one synchronous stretch: with a cap of 1, the admission is refused unless
+      // it removed the return before counting.
+      record.lease!.release();
+      record = await storage.admit(bucket, 3000, 1000, 1, { key, cap: 1 });
+      expect({ i, overCap: record.overCap === true, lease: record.lease !== undefined }).toEqual({
+        i,
+        overCap: false,
+        lease: true,
+      });
+    }
+    const scripts = (sent.get('evalsha') ?? 0) + (sent.get('eval') ?? 0);
+    expect({ scripts, zrem: sent.get('zrem') ?? 0 }).toEqual({ scripts: 100 * scriptsPerDecision, zrem: 0 });
+    // The last return has no admission to ride on: it goes by itself after the wait.
+    record.lease!.release();
+    await sleep(RETURN_WAIT_MS + 50);
+    expect(sent.get('zrem')).toBe(1);
+    expect(await storage.leases(key)).toBe(0);
   });
 });
