@@ -19,7 +19,7 @@ export interface MemberCard {
   totp: boolean;
   /** What the company's policy asks of every request, undefined when nothing in it applies to one. */
   policy: CredentialPolicy | undefined;
-  /** Its own permissions and its roles', null when the account is no active member of the company (removed, suspended). */
+  /** Its own permissions and its roles'; null when the account is no active member (removed, suspended). */
   permissions: Grant[] | null;
   roles: RoleRef[];
 }

@@ -141,10 +141,10 @@ export class AuditRecorder implements OnModuleInit {
   /**
    * One event in every company an account belongs to (a login attempt, a password change), the account being
    * the subject: the account and its companies come from their owner (accounts' `accountMemberships`), the
-   * events go in with one INSERT. With `inCompany`, only there when the account belongs to it: an attempt into one company
-   * is that company's (docs/contract.md "Whose people a company may speak for"). Returns how many were stored: 0
-   * when no account has that e-mail (or it belongs to no company), in which case the event is only counted, never
-   * stored (docs/contract.md: it belongs to no company).
+   * events go in with one INSERT. With `inCompany`, only there when the account belongs to it: an attempt into
+   * one company is that company's (docs/contract.md "Whose people a company may speak for"). Returns how many
+   * were stored: 0 when no account has that e-mail (or it belongs to no company), in which case the event is only
+   * counted, never stored (docs/contract.md: it belongs to no company).
    */
   async recordForAccount(
     manager: EntityManager,

@@ -41,9 +41,9 @@ const CARRIED_RETURNS = (n: number, a: number): string =>
  * A request's admission in one script, one round trip: the bucket's decision for `cost` slots (the GCRA of
  * leaky-bucket.ts, as the bucket script of redis-rate-limit.storage.ts) and, with a second key, a lease under the
  * cap, asked only if the bucket admits and before the bucket is charged. KEYS: the bucket [, the leases]. ARGV:
- * period ms, capacity, cost [, cap, lease id, lease ms, lease ids returned since]. Returns { 1 admitted | 0 refused by the bucket | 2
- * refused by the cap, the bucket's backlog in ms after the decision (a string: Lua numbers would be truncated) }.
- * Two keys: on a single server or Sentinel only (Redis Cluster: {@link LEASE_ALONE}).
+ * period ms, capacity, cost [, cap, lease id, lease ms, lease ids returned since]. Returns { 1 admitted | 0 refused
+ * by the bucket | 2 refused by the cap, the bucket's backlog in ms after the decision (a string: Lua numbers would be
+ * truncated) }. Two keys: on a single server or Sentinel only (Redis Cluster: {@link LEASE_ALONE}).
  */
 const ADMIT_SCRIPT = (withLease: boolean): string => `${NOW}
 ${withLease ? CARRIED_RETURNS(2, 7) : ''}
