@@ -50,7 +50,7 @@ export class LeaseReturns {
   };
 }
 
-/** A lease in Redis: returning it removes its member (with the others returned in the same turn). */
+/** A lease in Redis: returning it removes its member, by the credential's next admission or after the wait. */
 export class RedisLease implements Lease {
   private returned = false;
 
