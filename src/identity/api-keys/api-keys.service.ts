@@ -105,8 +105,8 @@ export class ApiKeysService {
         [id, principal.companyId],
       );
       if (!key) throw ApiError.notFound('No such API key.');
-      const owner = { permissions: await activePermissionsOf(manager, key.employee_id, principal.companyId) };
-      if (!coversAll(principal.permissions, owner.permissions ?? [])) {
+      const ownerPermissions = await activePermissionsOf(manager, key.employee_id, principal.companyId);
+      if (!coversAll(principal.permissions, ownerPermissions ?? [])) {
         throw new ApiError(
           ErrorCode.PermissionDenied,
           HttpStatus.FORBIDDEN,

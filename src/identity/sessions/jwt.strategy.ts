@@ -41,7 +41,10 @@ interface JwtClaims {
   jti?: unknown;
 }
 
-/** The token and its session, with the owner's passkey count; who it acts as is the accounts area's card, read next. */
+/**
+ * The token and its session, with the owner's passkey count; who it acts as is the accounts area's card, read
+ * next.
+ */
 const LOOK_UP = `SELECT t.id, t.session_id, t.company_id, t.issued_at, t.expires_at, t.revoked_at, s.employee_id, s.ended_at,
        s.last_used_at, s.second_factor, ${passkeyCountColumn('s.employee_id')} AS employee_passkeys
   FROM issued_token t
