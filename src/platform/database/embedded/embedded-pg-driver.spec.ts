@@ -72,6 +72,20 @@ describe('EmbeddedPool (PGlite behind a pg.Pool look-alike)', () => {
     expect(pool.waitingCount).toBe(0);
   });
 
+  it('hands a queued session over on the loop’s next turn: the loop turns between two statements', async () => {
+    const first = await checkout(pool);
+    const events: string[] = [];
+    const queued = Array.from({ length: 5 }, (_, index) =>
+      pool.query('SELECT $1::int AS n', [index]).then(() => events.push(`statement ${index}`)),
+    );
+    await settle();
+    first.release();
+    setImmediate(() => events.push('next turn'));
+    await Promise.all(queued);
+    // PGlite runs on this thread: handed over in the same turn, the five would run before the loop turned once.
+    expect(events).toEqual(['statement 0', 'next turn', 'statement 1', 'statement 2', 'statement 3', 'statement 4']);
+  });
+
   it('holds a one-statement query behind a lease, so it never runs inside another caller’s transaction', async () => {
     const lease = await checkout(pool);
     await lease.connection.query('BEGIN');

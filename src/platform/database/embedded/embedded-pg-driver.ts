@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { PGlite, PGliteOptions, Results } from '@electric-sql/pglite';
 import { ownerOnlyNodeFs } from './owner-only-node-fs';
 import { DataDirLock } from './data-dir-lock';
+import { inFirstLane } from '../query-lane';
 
 type Release = (error?: unknown) => void;
 type ConnectCallback = (error: Error | null, connection: EmbeddedConnection | null, release: Release) => void;
@@ -93,11 +94,23 @@ function toPgResult(result: Results | undefined): PgLikeResult {
  * at once interleaves their transactions (one's ROLLBACK undoes the other's work, or one's COMMIT keeps the
  * other's rolled-back row). So checkouts are serialized: a caller waits in a FIFO queue until the previous
  * lease is released, and gives up after `checkoutTimeoutMs` rather than hang forever when code holding a lease
- * asks for a second one.
+ * asks for a second one. Two queues, in fact: callers in the first lane (query-lane.ts: logouts, logins, health)
+ * are served before the others, so an overload of reads does not hold a logout behind all of them.
+ *
+ * PGlite runs each statement synchronously on this thread. A lease handed over in the same turn would let a long
+ * queue drain without the event loop ever polling its sockets: under overload, no request would be read, shed
+ * or accepted (libuv accepts one connection per turn) until the queue was empty. So the next lease is granted on
+ * the loop's next turn.
  */
+interface Waiter {
+  grant: () => void;
+  fail: (error: Error) => void;
+}
+
 export class EmbeddedPool extends EventEmitter {
   private leased = false;
-  private readonly waiting: Array<{ grant: () => void; fail: (error: Error) => void }> = [];
+  /** The queues of the first lane and of the second. */
+  private readonly waiting: [Waiter[], Waiter[]] = [[], []];
   private ended = false;
 
   constructor(
@@ -109,7 +122,7 @@ export class EmbeddedPool extends EventEmitter {
 
   /** Leases still queued; for tests and metrics. */
   get waitingCount(): number {
-    return this.waiting.length;
+    return this.waiting[0].length + this.waiting[1].length;
   }
 
   connect(callback: ConnectCallback): void {
@@ -135,7 +148,7 @@ export class EmbeddedPool extends EventEmitter {
   end(callback?: (error?: Error) => void): void {
     this.ended = true;
     // Callers still queued would otherwise wait out their whole timeout for a session that is gone.
-    for (const waiter of this.waiting.splice(0)) waiter.fail(new Error(POOL_CLOSED));
+    for (const queue of this.waiting) for (const waiter of queue.splice(0)) waiter.fail(new Error(POOL_CLOSED));
     this.backend.close().then(
       () => callback?.(),
       (error: Error) => callback?.(error),
@@ -160,8 +173,9 @@ export class EmbeddedPool extends EventEmitter {
       this.leased = true;
       return Promise.resolve();
     }
+    const queue = this.waiting[inFirstLane() ? 0 : 1];
     return new Promise((resolve, reject) => {
-      const waiter = {
+      const waiter: Waiter = {
         grant: () => {
           clearTimeout(timer);
           resolve();
@@ -172,19 +186,28 @@ export class EmbeddedPool extends EventEmitter {
         },
       };
       const timer = setTimeout(() => {
-        const index = this.waiting.indexOf(waiter);
-        if (index !== -1) this.waiting.splice(index, 1);
+        const index = queue.indexOf(waiter);
+        if (index !== -1) queue.splice(index, 1);
         reject(new Error(`Timed out after ${this.checkoutTimeoutMs} ms waiting for the embedded database`));
       }, this.checkoutTimeoutMs);
-      this.waiting.push(waiter);
+      queue.push(waiter);
     });
   }
 
+  /**
+   * With callers waiting, the session stays leased until the loop's next turn and goes to whoever is first then.
+   * With none, it is free at once: one request's statements one after the other pay no turn.
+   */
   private handOver(): void {
-    const next = this.waiting.shift();
+    if (this.waitingCount === 0) this.leased = false;
+    else setImmediate(this.grantNext);
+  }
+
+  private readonly grantNext = (): void => {
+    const next = this.waiting[0].shift() ?? this.waiting[1].shift();
     if (next) next.grant();
     else this.leased = false;
-  }
+  };
 }
 
 /**
