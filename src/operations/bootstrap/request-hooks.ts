@@ -5,6 +5,12 @@ import type { RateLimitHeaders } from '../../rate-limiting/limiter/rate-limit-he
 import type { LoadShedder } from '../shedding/load-shedder';
 import type { CorsPolicy } from './cors';
 import { answeredAtEdge, closeIfBodyUnread, refuseWhileClosing } from './edge-errors';
+import { enterFirstLane } from '../../platform/database/query-lane';
+
+function firstLanePreHandler(_request: unknown, _reply: unknown, done: () => void): void {
+  enterFirstLane();
+  done();
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -46,6 +52,13 @@ export function installRequestHooks(
     // Shedding load: before any work for the request (after CORS, so a browser can read the 503).
     if (shedder.shedding(request, reply)) return;
     done();
+  });
+
+  // The routes whose requests must get through an overload wait in the database's first lane: a preHandler of
+  // their own (after the body is read, so the lane holds for the handler's work), and no step for any other route.
+  fastify.addHook('onRoute', (route) => {
+    if (![route.method].flat().some((method) => shedder.goesFirst(method, route.url))) return;
+    route.preHandler = [...[route.preHandler ?? []].flat(), firstLanePreHandler];
   });
 
   fastify.addHook('onSend', (request, reply, payload, done) => {

@@ -116,6 +116,16 @@ export class LoadShedder implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
+  /**
+   * Whether a route's requests go in the database's first lane (query-lane.ts): health, logout and revocations,
+   * logins. Asked once per route, as Fastify registers it.
+   */
+  goesFirst(method: string, url: string): boolean {
+    this.priorities ??= this.compile();
+    const priority = this.priorities.of(method, url);
+    return priority === 'health' || priority === 'revocation' || priority === 'sign_in';
+  }
+
   /** Requests shed so far, by priority. */
   shedCounts(): Record<LoadPriority, number> {
     return Object.fromEntries(this.shed) as Record<LoadPriority, number>;
