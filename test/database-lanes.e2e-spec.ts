@@ -1,26 +1,33 @@
 import { DataSource } from 'typeorm';
-import type { EmbeddedPool } from '../src/platform/database/embedded/embedded-pg-driver';
 import { type Account, authed, createAccount, createCompanies, login } from './support/fixtures';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const READS = 20;
 
+/** What both pools (the embedded one, node-postgres' LanePool) offer: checkouts, and how many wait. */
+interface Pool {
+  connect(callback: (error: Error | undefined, connection: unknown, release: () => void) => void): void;
+  readonly waitingCount: number;
+}
+
 /**
- * docs/contract.md "Shedding load": under an overload of reads, logouts and logins still get through. On the
- * embedded database the one session is queued, and the requests of the routes that must get through (health,
- * logout and revocations, logins) wait in a first lane (src/platform/database/query-lane.ts): a queue of reads
- * does not hold them. The session is held here so that every request below is queued before any is served.
+ * docs/contract.md "Shedding load": under an overload of reads, logouts and logins still get through. When every
+ * connection is busy, the requests of the routes that must get through (health, logout and revocations, logins)
+ * wait in a first lane (src/platform/database/query-lane.ts): a queue of reads does not hold them. Every
+ * connection of the pool is held here so that each request below is queued before any is served; then one is
+ * given back, and the requests are served one at a time, in the order of the queue.
  */
-describe('the embedded database serves logouts and logins before a queue of reads', () => {
+describe('the database serves logouts and logins before a queue of reads', () => {
   let t: TestApp;
-  let pool: EmbeddedPool;
+  let pool: Pool;
+  let held: Array<() => void> = [];
   let reader: string;
   let account: Account;
   let companyId: number;
 
   beforeAll(async () => {
     t = await startTestApp();
-    pool = (t.app.get(DataSource).driver as unknown as { master: EmbeddedPool }).master;
+    pool = (t.app.get(DataSource).driver as unknown as { master: Pool }).master;
     const [company] = await createCompanies(t, 'Lanes');
     companyId = company.id;
     account = await createAccount(t, [company.id], ['products:read']);
@@ -28,14 +35,20 @@ describe('the embedded database serves logouts and logins before a queue of read
     await authed(t, reader).get('/v1/products').expect(200);
   });
   afterAll(async () => {
+    for (const release of held) release();
     await t?.close();
   });
 
-  /** Holds the session, starts the requests one after the other, each queued before the next starts, then frees it. */
-  async function finishingOrder(requests: Array<[string, () => Promise<unknown>]>): Promise<string[]> {
-    const lease = await new Promise<() => void>((resolve, reject) =>
+  const checkout = () =>
+    new Promise<() => void>((resolve, reject) =>
       pool.connect((error, _connection, release) => (error ? reject(error) : resolve(release))),
     );
+
+  /** Holds every connection, starts the requests one after the other, each queued before the next, frees one. */
+  async function finishingOrder(requests: Array<[string, () => Promise<unknown>]>): Promise<string[]> {
+    const size = t.config.usesEmbeddedDatabase ? 1 : t.config.databasePoolSize;
+    held = [];
+    for (let index = 0; index < size; index++) held.push(await checkout());
     const order: string[] = [];
     const running: Array<Promise<unknown>> = [];
     for (const [name, send] of requests) {
@@ -44,8 +57,9 @@ describe('the embedded database serves logouts and logins before a queue of read
       // Each request reaches the database before the next is sent: its place in the queue is known.
       while (pool.waitingCount === queued) await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    lease();
+    held.shift()!();
     await Promise.all(running);
+    for (const release of held.splice(0)) release();
     return order;
   }
 
@@ -55,7 +69,7 @@ describe('the embedded database serves logouts and logins before a queue of read
       async () => authed(t, reader).get('/v1/products').expect(200),
     ]);
 
-  it('a logout queued after 20 reads finishes first; a read queued there finishes last (one queue per lane)', async () => {
+  it('a logout queued after 20 reads finishes before half of them; a read queued there finishes last', async () => {
     const session = (await login(t, account, companyId)).jwt;
     await authed(t, session).get('/v1/users/me').expect(200);
 
@@ -63,7 +77,9 @@ describe('the embedded database serves logouts and logins before a queue of read
       ...reads(),
       ['logout', async () => authed(t, session).post('/v1/users/logout').expect(204)],
     ]);
-    expect(withLogout[0]).toBe('logout');
+    // Each of its statements goes ahead of the queue; between two of them, node-postgres may hand the connection
+    // to the read at the head (it does so as soon as one is returned), so a few reads can finish first.
+    expect(withLogout.indexOf('logout')).toBeLessThan(READS / 2);
 
     const withRead = await finishingOrder([
       ...reads(),

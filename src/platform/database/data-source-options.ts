@@ -1,6 +1,7 @@
 import type { DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
 import { DiscardOnTimeoutClient } from './discard-on-timeout-client';
+import { LanePool } from './lane-pool';
 import { createEmbeddedPgDriver } from './embedded/embedded-pg-driver';
 import { QueryCounter } from './query-counter';
 import type { DatabaseSchema } from './schema';
@@ -43,6 +44,8 @@ export function buildDataSourceOptions(
 
   return {
     ...common,
+    // TypeORM reads only `Pool` of the driver it is given (and `defaults`, for an option we do not set).
+    driver: { Pool: LanePool },
     url: target === 'direct' ? (config.databaseDirectUrl ?? config.databaseUrl) : config.databaseUrl,
     applicationName: 'staff-auth-service',
     connectTimeoutMS: config.databaseConnectTimeoutMs,
