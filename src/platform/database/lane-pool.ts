@@ -20,11 +20,11 @@ export class LanePool extends Pool {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   override connect(callback?: any): any {
     const queue = inFirstLane() ? this.pendingQueue() : undefined;
-    // Outside the first lane, or on a pg-pool without the queue this knows: a plain checkout.
-    if (!Array.isArray(queue)) return callback === undefined ? super.connect() : super.connect(callback);
-    const before = queue.length;
+    const before = queue?.length;
     const result = callback === undefined ? super.connect() : super.connect(callback);
-    if (queue.length === before + 1) {
+    // Only a first-lane checkout that was queued moves (not one outside the lane, nor on a pg-pool without the
+    // queue this knows, nor one a free connection served).
+    if (Array.isArray(queue) && queue.length === before! + 1) {
       const pending = queue.pop()!;
       pending.firstLane = true;
       const behindFirstLane = queue.findIndex((item) => item.firstLane !== true);

@@ -89,6 +89,12 @@ function toPgResult(result: Results | undefined): PgLikeResult {
   };
 }
 
+/** A caller queued for the session. */
+interface Waiter {
+  grant: () => void;
+  fail: (error: Error) => void;
+}
+
 /**
  * A `pg.Pool` look-alike over one PGlite session. PGlite has exactly one backend, and handing it to two callers
  * at once interleaves their transactions (one's ROLLBACK undoes the other's work, or one's COMMIT keeps the
@@ -102,11 +108,6 @@ function toPgResult(result: Results | undefined): PgLikeResult {
  * or accepted (libuv accepts one connection per turn) until the queue was empty. So the next lease is granted on
  * the loop's next turn.
  */
-interface Waiter {
-  grant: () => void;
-  fail: (error: Error) => void;
-}
-
 export class EmbeddedPool extends EventEmitter {
   private leased = false;
   /** The queues of the first lane and of the second. */
