@@ -9,12 +9,16 @@
  *
  * OVERLOAD_DURATION (s, default 40), OVERLOAD_FACTOR (3), OVERLOAD_CONNECTIONS (300), and the instance's bounds
  * OVERLOAD_MAX_IN_FLIGHT (48) and OVERLOAD_MAX_EVENT_LOOP_DELAY_MS (100, the service's default) tune it.
+ * OVERLOAD_DATABASE_URL (a PostgreSQL server where it may create a database) runs the instance on a database of
+ * its own there instead: production's setting, where a query's work is the server's, not the service's loop.
  */
 const { execFile } = require('node:child_process');
+const { randomBytes } = require('node:crypto');
 const { mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { promisify } = require('node:util');
+const { Client } = require('pg');
 const { startService, killAll, load } = require('./lib/processes');
 const { serviceEnv, seed, prepare, EMAIL, PASSWORD } = require('./lib/measure');
 
@@ -28,6 +32,7 @@ const MAX_IN_FLIGHT = process.env.OVERLOAD_MAX_IN_FLIGHT ?? '48';
 // The service's default (100) unless set.
 const MAX_DELAY_MS = process.env.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS ?? '100';
 const PER_SECOND = 10;
+const DATABASE_SERVER = process.env.OVERLOAD_DATABASE_URL;
 
 const p99 = (values) => {
   if (values.length === 0) return NaN;
@@ -63,17 +68,38 @@ const loginInit = (companyId) => ({
   body: JSON.stringify({ email: EMAIL, password: PASSWORD, company_id: companyId }),
 });
 
+/** A database of its own on OVERLOAD_DATABASE_URL's server: its URL, and how to drop it. */
+async function postgresDatabase() {
+  const name = `staff_auth_overload_${randomBytes(4).toString('hex')}`;
+  const admin = new Client({ connectionString: DATABASE_SERVER });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const url = new URL(DATABASE_SERVER);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'staff-auth-overload-'));
+  const postgres = DATABASE_SERVER ? await postgresDatabase() : undefined;
   const env = serviceEnv({
-    DATA_DIR: dataDir,
+    ...(postgres ? { DATABASE_URL: postgres.url } : { DATA_DIR: dataDir }),
     SEED_DEMO: 'false',
     SHED_MAX_IN_FLIGHT: MAX_IN_FLIGHT,
     SHED_MAX_EVENT_LOOP_DELAY_MS: MAX_DELAY_MS,
   });
   try {
     const companyId = await seed(env);
-    const service = await startService(env, { label: 'service (overload)' });
+    const service = await startService(env, {
+      label: 'service (overload)',
+      nodeArgs: process.env.OVERLOAD_NODE_ARGS ? process.env.OVERLOAD_NODE_ARGS.split(' ') : [],
+    });
     try {
       const { jwt } = await prepare(service.url, companyId);
       const read = { url: `${service.url}/v1/products`, headers: { authorization: jwt } };
@@ -138,6 +164,7 @@ async function main() {
     }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
+    await postgres?.drop();
   }
 }
 
@@ -170,7 +197,7 @@ function report({ capacity, rate, loginResults, logoutResults, reads, shedBefore
       .filter(Boolean)
       .join(', ') || 'no other answer, no error';
   const lines = [
-    `Overload (issue 38): GET /v1/products at ${FACTOR} × what the instance serves (${Math.round(capacity)} req/s closed loop → ${rate} req/s offered, ${CONNECTIONS} connections), plus ${PER_SECOND} logins and ${PER_SECOND} logouts per second, ${DURATION} s; SHED_MAX_IN_FLIGHT=${MAX_IN_FLIGHT}, SHED_MAX_EVENT_LOOP_DELAY_MS=${MAX_DELAY_MS}`,
+    `Overload (issue 38), ${DATABASE_SERVER ? 'PostgreSQL' : 'embedded database'}: GET /v1/products at ${FACTOR} × what the instance serves (${Math.round(capacity)} req/s closed loop → ${rate} req/s offered, ${CONNECTIONS} connections), plus ${PER_SECOND} logins and ${PER_SECOND} logouts per second, ${DURATION} s; SHED_MAX_IN_FLIGHT=${MAX_IN_FLIGHT}, SHED_MAX_EVENT_LOOP_DELAY_MS=${MAX_DELAY_MS}`,
     '',
     '| requests | sent | success | p99 | goal | | answers |',
     '|---|---|---|---|---|---|---|',
