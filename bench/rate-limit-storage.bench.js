@@ -19,6 +19,7 @@ const { RedisRateLimitStorage } = dist('platform/counters/redis-rate-limit.stora
 const { ResilientRateLimitStorage } = dist('platform/counters/resilient-rate-limit.storage');
 const { benchmarkKey, benchmarkStorage, measureHeapForDistinctKeys } = require('./lib/storage-benchmark');
 const { FixedWindowMemoryStorage } = require('./lib/fixed-window-storage');
+const { measureCapQuotaCost, capQuotaReport } = require('./lib/cap-quota-cost');
 
 const silent = { warn: () => undefined, info: () => undefined };
 const row = (label, result) =>
@@ -69,6 +70,7 @@ function bucketAgainstFixedWindow() {
 async function main() {
   await heapAfterDistinctKeys();
   bucketAgainstFixedWindow();
+  console.log(capQuotaReport(await measureCapQuotaCost(dist)));
 
   const memory = () => new MemoryRateLimitStorage(new SystemClock());
   await benchmarkStorage(memory(), 500_000); // warm-up: let the JIT settle before timing

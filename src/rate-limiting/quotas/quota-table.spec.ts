@@ -1,5 +1,6 @@
 import { parseList } from '../../../test/support/structured-fields';
 import { quotaCounterKey, quotaFields, QuotaTable, type QuotaTaken, windowOf } from './quota-table';
+import type { QuotaRule } from './quota-records';
 
 const rule = (over: Partial<QuotaTaken['rule']> = {}): QuotaTaken['rule'] => ({
   id: 1,
@@ -64,6 +65,17 @@ describe('quota windows and fields', () => {
     expect(table.applying(7, 'k1').map((r) => r.id)).toEqual([1, 2]);
     expect(table.applying(7, 'k2').map((r) => r.id)).toEqual([1]);
     expect(table.applying(9, null)).toEqual([]);
+    expect(table.applying(8, 'k2').map((r) => r.id)).toEqual([3]);
+    expect(table.applying(8, null)).toEqual([]);
     expect(table.ofCompany(7).map((r) => r.id)).toEqual([1, 2]);
+  });
+
+  it('answers a credential with no quota with one shared list that no caller can change', () => {
+    const table = new QuotaTable([rule({ id: 1 })]);
+    const none = table.applying(9, null);
+    // Asked on every counted request while any quota exists: no new list each time (bench/lib/cap-quota-cost.js).
+    expect(table.applying(10, 'k9')).toBe(none);
+    expect(() => (none as QuotaRule[]).push(rule({ id: 2 }))).toThrow(TypeError);
+    expect(table.applying(9, null)).toEqual([]);
   });
 });

@@ -61,6 +61,8 @@ export function quotaFields(taken: readonly QuotaTaken[]): { policy: string; sta
 }
 
 /** Every quota, indexed for the limiter's one question: which apply to this company's or this key's requests. */
+const NONE: readonly QuotaRule[] = Object.freeze([]);
+
 export class QuotaTable {
   static readonly EMPTY = new QuotaTable([]);
 
@@ -81,12 +83,17 @@ export class QuotaTable {
     return this.rules.filter((rule) => rule.companyId === companyId);
   }
 
-  /** The company's own quotas and, for an API key, the key's (a key's quota is counted besides the company's). */
-  applying(companyId: number, apiKeyId: string | null): QuotaRule[] {
-    const company = this.byCompany.get(companyId) ?? [];
+  /**
+   * The company's own quotas and, for an API key, the key's (a key's quota is counted besides the company's).
+   * Asked on every counted request while any quota exists: a credential with none gets one shared empty list,
+   * not a new one.
+   */
+  applying(companyId: number, apiKeyId: string | null): readonly QuotaRule[] {
+    const company = this.byCompany.get(companyId) ?? NONE;
     const key = apiKeyId === null ? undefined : this.byKey.get(apiKeyId);
+    if (key === undefined) return company;
     // A key of another company (not possible through the CLI) is not counted against this one.
-    const own = key?.filter((rule) => rule.companyId === companyId) ?? [];
+    const own = key.filter((rule) => rule.companyId === companyId);
     return own.length === 0 ? company : [...company, ...own];
   }
 }

@@ -83,7 +83,7 @@ export class RateLimitQuotas implements OnModuleInit, OnApplicationShutdown {
   }
 
   /** The quotas that apply to this credential's requests. */
-  applying(owner: CredentialOwner): QuotaRule[] {
+  applying(owner: CredentialOwner): readonly QuotaRule[] {
     return this.table.applying(owner.companyId, owner.kind === 'api_key' ? owner.credentialId : null);
   }
 
