@@ -22,6 +22,7 @@ const common = {
 };
 const SYSTEM = patternFor(systemFiles());
 const SYSTEM_UNIT = patternFor(systemUnitFiles());
+const HEAP = '\\.heap\\.spec\\.ts$';
 const UNIT_FILES = [
   '<rootDir>/src/**/*.spec.ts',
   '<rootDir>/scripts/**/*.spec.ts',
@@ -56,7 +57,16 @@ module.exports = {
       displayName: 'unit',
       rootDir: '.',
       testMatch: UNIT_FILES,
-      testPathIgnorePatterns: ['/node_modules/', SYSTEM_UNIT],
+      testPathIgnorePatterns: ['/node_modules/', SYSTEM_UNIT, HEAP],
+      setupFilesAfterEnv: ['<rootDir>/test/support/no-child-processes.ts'],
+    },
+    // Unit specs at size (`*.heap.spec.ts`): seconds of a core and the collector; `npm test` runs them beside the
+    // lints, not beside the tests that hold production's deadlines.
+    {
+      ...common,
+      displayName: 'heap',
+      rootDir: '.',
+      testRegex: HEAP,
       setupFilesAfterEnv: ['<rootDir>/test/support/no-child-processes.ts'],
     },
     // The unit specs that start a Redis server, a Sentinel set, a Cluster or a script: run with the system files.

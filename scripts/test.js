@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * `npm test`: every check CI runs, in phases, each timed.
- *   1. checks: type-check, lint, dependency rules and the OpenAPI lint (after a build), two at a time;
+ *   1. checks: type-check, lint, dependency rules, the OpenAPI lint (after a build) and the unit specs at size
+ *      (`heap`: nothing there holds a deadline), two at a time;
  *   2. fast: unit, repository and the end-to-end files that run in this process, then the rule that a file run
  *      on one database only sends no SQL the files run on both do not;
  *   3. system: the end-to-end files that start other processes (test/support/suite-kinds.js).
@@ -60,7 +61,7 @@ function jest(label, projects) {
 
 function mergeReports() {
   const reports = [];
-  for (const label of ['fast', 'system']) {
+  for (const label of ['heap', 'fast', 'system']) {
     try {
       reports.push(JSON.parse(readFileSync(join(reportDir, `${label}.json`), 'utf8')));
     } catch {
@@ -84,6 +85,7 @@ async function main() {
     () => run('build + OpenAPI lint', ...npm('lint:openapi')),
     () => run('lint', ...npm('lint')),
     () => run('dependency rules', ...npm('lint:deps')),
+    () => jest('heap', ['heap']),
   ]);
   if (ok) ok = await jest('fast', ['unit', 'repository', 'e2e-embedded', 'e2e-postgres']);
   if (ok) ok = await run('database coverage', process.execPath, ['scripts/check-database-coverage.js']);
