@@ -10,7 +10,8 @@
  * OVERLOAD_DURATION (s, default 40), OVERLOAD_FACTOR (3), OVERLOAD_CONNECTIONS (300), and the instance's bounds
  * OVERLOAD_MAX_IN_FLIGHT (48) and OVERLOAD_MAX_EVENT_LOOP_DELAY_MS (100, the service's default) tune it.
  * OVERLOAD_DATABASE_URL (a PostgreSQL server where it may create a database) runs the instance on a database of
- * its own there instead: production's setting, where a query's work is the server's, not the service's loop.
+ * its own there instead: production's setting, where a query's work is the server's, not the service's loop;
+ * OVERLOAD_REDIS_URL gives the instance Redis counters (under a key prefix of its own).
  */
 const { execFile } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
@@ -33,6 +34,7 @@ const MAX_IN_FLIGHT = process.env.OVERLOAD_MAX_IN_FLIGHT ?? '48';
 const MAX_DELAY_MS = process.env.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS ?? '100';
 const PER_SECOND = 10;
 const DATABASE_SERVER = process.env.OVERLOAD_DATABASE_URL;
+const REDIS_URL = process.env.OVERLOAD_REDIS_URL;
 
 const p99 = (values) => {
   if (values.length === 0) return NaN;
@@ -90,6 +92,7 @@ async function main() {
   const postgres = DATABASE_SERVER ? await postgresDatabase() : undefined;
   const env = serviceEnv({
     ...(postgres ? { DATABASE_URL: postgres.url } : { DATA_DIR: dataDir }),
+    ...(REDIS_URL ? { REDIS_URL, REDIS_KEY_PREFIX: `overload-${randomBytes(4).toString('hex')}:` } : {}),
     SEED_DEMO: 'false',
     SHED_MAX_IN_FLIGHT: MAX_IN_FLIGHT,
     SHED_MAX_EVENT_LOOP_DELAY_MS: MAX_DELAY_MS,
@@ -197,7 +200,7 @@ function report({ capacity, rate, loginResults, logoutResults, reads, shedBefore
       .filter(Boolean)
       .join(', ') || 'no other answer, no error';
   const lines = [
-    `Overload (issue 38), ${DATABASE_SERVER ? 'PostgreSQL' : 'embedded database'}: GET /v1/products at ${FACTOR} × what the instance serves (${Math.round(capacity)} req/s closed loop → ${rate} req/s offered, ${CONNECTIONS} connections), plus ${PER_SECOND} logins and ${PER_SECOND} logouts per second, ${DURATION} s; SHED_MAX_IN_FLIGHT=${MAX_IN_FLIGHT}, SHED_MAX_EVENT_LOOP_DELAY_MS=${MAX_DELAY_MS}`,
+    `Overload (issue 38), ${DATABASE_SERVER ? 'PostgreSQL' : 'embedded database'}${REDIS_URL ? ' + Redis' : ''}: GET /v1/products at ${FACTOR} × what the instance serves (${Math.round(capacity)} req/s closed loop → ${rate} req/s offered, ${CONNECTIONS} connections), plus ${PER_SECOND} logins and ${PER_SECOND} logouts per second, ${DURATION} s; SHED_MAX_IN_FLIGHT=${MAX_IN_FLIGHT}, SHED_MAX_EVENT_LOOP_DELAY_MS=${MAX_DELAY_MS}`,
     '',
     '| requests | sent | success | p99 | goal | | answers |',
     '|---|---|---|---|---|---|---|',
