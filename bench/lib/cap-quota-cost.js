@@ -127,7 +127,7 @@ async function measureCapQuotaCost(dist, { rounds = 7, n = 300_000 } = {}) {
 
 function capQuotaReport({ ns, rounds, n, leasesHeld }) {
   const base = ns['bucket alone'];
-  const lines = names(ns).map(
+  const lines = Object.keys(ns).map(
     (name) =>
       `  ${name.padEnd(28)} ${ns[name].toFixed(0).padStart(6)} ns  (+${((ns[name] - base) / 1000).toFixed(3)} µs)`,
   );
@@ -139,7 +139,5 @@ function capQuotaReport({ ns, rounds, n, leasesHeld }) {
       `${cost <= GOAL_NS ? 'met' : 'missed'}. Leases still held after every answer closed: ${leasesHeld}.`,
   ].join('\n');
 }
-
-const names = (ns) => Object.keys(ns);
 
 module.exports = { measureCapQuotaCost, capQuotaReport, GOAL_NS };

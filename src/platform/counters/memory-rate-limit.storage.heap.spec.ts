@@ -5,7 +5,7 @@ import { DEFAULT_MAX_ENTRIES, MemoryRateLimitStorage } from './memory-rate-limit
 /**
  * The `heap` project (jest.config.js): a million keys keep a core busy for seconds and the collector with it, so
  * `npm test` runs this beside the lints, never beside the tests that hold production's Redis and database
- * deadlines (a CI run once failed a quota test's Redis deadline while this ran in the other worker).
+ * deadlines (a CI run once saw a quota test's Redis checks fail while this ran in the other worker).
  */
 describe('MemoryRateLimitStorage at size', () => {
   it('holds its cap under 1 000 000 distinct keys, within 200 MB of heap', async () => {
