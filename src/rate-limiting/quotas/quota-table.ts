@@ -60,9 +60,9 @@ export function quotaFields(taken: readonly QuotaTaken[]): { policy: string; sta
   return { policy: policies.join(', '), state: states.join(', ') };
 }
 
-/** Every quota, indexed for the limiter's one question: which apply to this company's or this key's requests. */
 const NONE: readonly QuotaRule[] = Object.freeze([]);
 
+/** Every quota, indexed for the limiter's one question: which apply to this company's or this key's requests. */
 export class QuotaTable {
   static readonly EMPTY = new QuotaTable([]);
 
