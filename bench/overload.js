@@ -19,9 +19,8 @@ const { mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { promisify } = require('node:util');
-const { Client } = require('pg');
 const { startService, killAll, load } = require('./lib/processes');
-const { serviceEnv, seed, prepare, EMAIL, PASSWORD } = require('./lib/measure');
+const { serviceEnv, seed, prepare, withFreshDatabase, EMAIL, PASSWORD } = require('./lib/measure');
 
 const run = promisify(execFile);
 const DURATION = Number(process.env.OVERLOAD_DURATION ?? 40);
@@ -70,109 +69,99 @@ const loginInit = (companyId) => ({
   body: JSON.stringify({ email: EMAIL, password: PASSWORD, company_id: companyId }),
 });
 
-/** A database of its own on OVERLOAD_DATABASE_URL's server: its URL, and how to drop it. */
-async function postgresDatabase() {
-  const name = `staff_auth_overload_${randomBytes(4).toString('hex')}`;
-  const admin = new Client({ connectionString: DATABASE_SERVER });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  const url = new URL(DATABASE_SERVER);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await admin.end();
-    },
-  };
+/** The instance on the embedded database in a folder of its own, or on a database of its own on that server. */
+async function main() {
+  if (DATABASE_SERVER) {
+    await withFreshDatabase(DATABASE_SERVER, (url) => overload({ DATABASE_URL: url }), 'staff_auth_overload');
+    return;
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), 'staff-auth-overload-'));
+  try {
+    await overload({ DATA_DIR: dataDir });
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }
 
-async function main() {
-  const dataDir = mkdtempSync(join(tmpdir(), 'staff-auth-overload-'));
-  const postgres = DATABASE_SERVER ? await postgresDatabase() : undefined;
+async function overload(database) {
   const env = serviceEnv({
-    ...(postgres ? { DATABASE_URL: postgres.url } : { DATA_DIR: dataDir }),
+    ...database,
     ...(REDIS_URL ? { REDIS_URL, REDIS_KEY_PREFIX: `overload-${randomBytes(4).toString('hex')}:` } : {}),
     SEED_DEMO: 'false',
     SHED_MAX_IN_FLIGHT: MAX_IN_FLIGHT,
     SHED_MAX_EVENT_LOOP_DELAY_MS: MAX_DELAY_MS,
   });
+  const companyId = await seed(env);
+  const service = await startService(env, {
+    label: 'service (overload)',
+    nodeArgs: process.env.OVERLOAD_NODE_ARGS ? process.env.OVERLOAD_NODE_ARGS.split(' ') : [],
+  });
   try {
-    const companyId = await seed(env);
-    const service = await startService(env, {
-      label: 'service (overload)',
-      nodeArgs: process.env.OVERLOAD_NODE_ARGS ? process.env.OVERLOAD_NODE_ARGS.split(' ') : [],
-    });
-    try {
-      const { jwt } = await prepare(service.url, companyId);
-      const read = { url: `${service.url}/v1/products`, headers: { authorization: jwt } };
+    const { jwt } = await prepare(service.url, companyId);
+    const read = { url: `${service.url}/v1/products`, headers: { authorization: jwt } };
 
-      // Sessions for the logouts, opened before the overload, four at a time.
-      const sessions = [];
-      const needed = PER_SECOND * DURATION + 20;
-      while (sessions.length < needed) {
-        const batch = await Promise.all(
-          Array.from({ length: 4 }, () => fetch(`${service.url}/v1/users/authenticatefinish`, loginInit(companyId))),
-        );
-        for (const response of batch) {
-          if (response.status !== 200) throw new Error(`login before the run: ${response.status}`);
-          sessions.push((await response.json()).jwt);
-        }
-      }
-
-      // What the instance serves: closed loop, few enough connections that nothing is shed.
-      await load({ ...read, connections: 16, duration: 3 });
-      const closed = await load({ ...read, connections: 16, duration: 5 });
-      const capacity = (closed.statuses['200'] ?? 0) / 5;
-      const rate = Math.round(capacity * FACTOR);
-
-      const shedBefore = await shedSoFar(service.url);
-      const flood = run(
-        process.execPath,
-        [
-          join(__dirname, 'lib/overload-reads.js'),
-          JSON.stringify({ ...read, overallRate: rate, connections: CONNECTIONS, duration: DURATION }),
-        ],
-        { timeout: (DURATION + 60) * 1000, maxBuffer: 256 * 1024 * 1024 },
+    // Sessions for the logouts, opened before the overload, four at a time.
+    const sessions = [];
+    const needed = PER_SECOND * DURATION + 20;
+    while (sessions.length < needed) {
+      const batch = await Promise.all(
+        Array.from({ length: 4 }, () => fetch(`${service.url}/v1/users/authenticatefinish`, loginInit(companyId))),
       );
-      // The steady logins and logouts, open loop: one of each every 100 ms, whatever the answers take.
-      const logins = [];
-      const logouts = [];
-      // A few of the flood's reads sent by this process too: the flood's generator takes a core of its own and
-      // times its answers late when it waits for one; this process sends 30 requests a second and is not busy.
-      const probes = [];
-      let next = 0;
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      const started = performance.now();
-      await new Promise((resolve) => {
-        const timer = setInterval(() => {
-          if (performance.now() - started >= (DURATION - 2) * 1000) {
-            clearInterval(timer);
-            resolve();
-            return;
-          }
-          logins.push(timed(`${service.url}/v1/users/authenticatefinish`, loginInit(companyId), 200));
-          const token = sessions[next++];
-          logouts.push(
-            timed(`${service.url}/v1/users/logout`, { method: 'POST', headers: { authorization: token } }, 204),
-          );
-          probes.push(timed(read.url, { headers: read.headers }, 200));
-        }, 1000 / PER_SECOND);
-      });
-      const [loginResults, logoutResults, probeResults, reads] = await Promise.all([
-        Promise.all(logins),
-        Promise.all(logouts),
-        Promise.all(probes),
-        flood.then(({ stdout }) => JSON.parse(stdout.trim().split('\n').pop())),
-      ]);
-      const shedAfter = await shedSoFar(service.url);
-      report({ capacity, rate, loginResults, logoutResults, probeResults, reads, shedBefore, shedAfter });
-    } finally {
-      await service.stop();
+      for (const response of batch) {
+        if (response.status !== 200) throw new Error(`login before the run: ${response.status}`);
+        sessions.push((await response.json()).jwt);
+      }
     }
+
+    // What the instance serves: closed loop, few enough connections that nothing is shed.
+    await load({ ...read, connections: 16, duration: 3 });
+    const closed = await load({ ...read, connections: 16, duration: 5 });
+    const capacity = (closed.statuses['200'] ?? 0) / 5;
+    const rate = Math.round(capacity * FACTOR);
+
+    const shedBefore = await shedSoFar(service.url);
+    const flood = run(
+      process.execPath,
+      [
+        join(__dirname, 'lib/overload-reads.js'),
+        JSON.stringify({ ...read, overallRate: rate, connections: CONNECTIONS, duration: DURATION }),
+      ],
+      { timeout: (DURATION + 60) * 1000, maxBuffer: 256 * 1024 * 1024 },
+    );
+    // The steady logins and logouts, open loop: one of each every 100 ms, whatever the answers take.
+    const logins = [];
+    const logouts = [];
+    // A few of the flood's reads sent by this process too: the flood's generator takes a core of its own and
+    // times its answers late when it waits for one; this process sends 30 requests a second and is not busy.
+    const probes = [];
+    let next = 0;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const started = performance.now();
+    await new Promise((resolve) => {
+      const timer = setInterval(() => {
+        if (performance.now() - started >= (DURATION - 2) * 1000) {
+          clearInterval(timer);
+          resolve();
+          return;
+        }
+        logins.push(timed(`${service.url}/v1/users/authenticatefinish`, loginInit(companyId), 200));
+        const token = sessions[next++];
+        logouts.push(
+          timed(`${service.url}/v1/users/logout`, { method: 'POST', headers: { authorization: token } }, 204),
+        );
+        probes.push(timed(read.url, { headers: read.headers }, 200));
+      }, 1000 / PER_SECOND);
+    });
+    const [loginResults, logoutResults, probeResults, reads] = await Promise.all([
+      Promise.all(logins),
+      Promise.all(logouts),
+      Promise.all(probes),
+      flood.then(({ stdout }) => JSON.parse(stdout.trim().split('\n').pop())),
+    ]);
+    const shedAfter = await shedSoFar(service.url);
+    report({ capacity, rate, loginResults, logoutResults, probeResults, reads, shedBefore, shedAfter });
   } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-    await postgres?.drop();
+    await service.stop();
   }
 }
 
