@@ -19,6 +19,9 @@ const common = {
   testEnvironment: 'node',
   moduleFileExtensions: ['ts', 'js', 'json'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
+  // Each module compiled once per worker, not once per file (test/support/code-cache-runtime.js); JEST_CODE_CACHE=0
+  // runs jest's own runtime, for bench/jest-code-cache.js's comparison.
+  runtime: process.env.JEST_CODE_CACHE === '0' ? undefined : '<rootDir>/test/support/code-cache-runtime.js',
 };
 const SYSTEM = patternFor(systemFiles());
 const SYSTEM_UNIT = patternFor(systemUnitFiles());
@@ -66,6 +69,8 @@ module.exports = {
       ...common,
       displayName: 'heap',
       rootDir: '.',
+      // jest's own runtime: nothing held between files beside the heap these specs measure.
+      runtime: undefined,
       testRegex: HEAP,
       setupFilesAfterEnv: ['<rootDir>/test/support/no-child-processes.ts'],
     },
