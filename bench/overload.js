@@ -12,11 +12,13 @@
  * OVERLOAD_DATABASE_URL (a PostgreSQL server where it may create a database) runs the instance on a database of
  * its own there instead: production's setting, where a query's work is the server's, not the service's loop;
  * OVERLOAD_REDIS_URL gives the instance Redis counters (under a key prefix of its own).
+ * OVERLOAD_GENERATOR_NICE (0) runs the flood's generator at that nice value (1-19): in production the flood's
+ * clients are other machines, and here the generator takes the cores the instance would have had.
  */
 const { execFile } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
 const { mkdtempSync, rmSync } = require('node:fs');
-const { tmpdir } = require('node:os');
+const { setPriority, tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { promisify } = require('node:util');
 const { startService, killAll, load } = require('./lib/processes');
@@ -34,6 +36,7 @@ const MAX_DELAY_MS = process.env.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS ?? '100';
 const PER_SECOND = 10;
 const DATABASE_SERVER = process.env.OVERLOAD_DATABASE_URL;
 const REDIS_URL = process.env.OVERLOAD_REDIS_URL;
+const GENERATOR_NICE = Number(process.env.OVERLOAD_GENERATOR_NICE ?? 0);
 
 const p99 = (values) => {
   if (values.length === 0) return NaN;
@@ -128,6 +131,7 @@ async function overload(database) {
       ],
       { timeout: (DURATION + 60) * 1000, maxBuffer: 256 * 1024 * 1024 },
     );
+    if (GENERATOR_NICE !== 0) setPriority(flood.child.pid, GENERATOR_NICE);
     // The steady logins and logouts, open loop: one of each every 100 ms, whatever the answers take.
     const logins = [];
     const logouts = [];
@@ -202,7 +206,7 @@ function report({ capacity, rate, loginResults, logoutResults, probeResults, rea
       .filter(Boolean)
       .join(', ') || 'no other answer, no error';
   const lines = [
-    `Overload (issue 38), ${DATABASE_SERVER ? 'PostgreSQL' : 'embedded database'}${REDIS_URL ? ' + Redis' : ''}: GET /v1/products at ${FACTOR} × what the instance serves (${Math.round(capacity)} req/s closed loop → ${rate} req/s offered, ${CONNECTIONS} connections), plus ${PER_SECOND} logins and ${PER_SECOND} logouts per second, ${DURATION} s; SHED_MAX_IN_FLIGHT=${MAX_IN_FLIGHT}, SHED_MAX_EVENT_LOOP_DELAY_MS=${MAX_DELAY_MS}`,
+    `Overload (issue 38), ${DATABASE_SERVER ? 'PostgreSQL' : 'embedded database'}${REDIS_URL ? ' + Redis' : ''}: GET /v1/products at ${FACTOR} × what the instance serves (${Math.round(capacity)} req/s closed loop → ${rate} req/s offered, ${CONNECTIONS} connections), plus ${PER_SECOND} logins and ${PER_SECOND} logouts per second, ${DURATION} s; SHED_MAX_IN_FLIGHT=${MAX_IN_FLIGHT}, SHED_MAX_EVENT_LOOP_DELAY_MS=${MAX_DELAY_MS}${GENERATOR_NICE ? `; the flood's generator at nice ${GENERATOR_NICE}` : ''}`,
     '',
     '| requests | sent | success | p99 | goal | | answers |',
     '|---|---|---|---|---|---|---|',
