@@ -75,7 +75,7 @@ export class StreamDeliverer implements OnApplicationBootstrap, OnApplicationShu
       if (this.activeStreams > 0) this.wake();
     });
     this.bus.onNotice((notice) => {
-      if (notice.type === 'event_streams') void this.refresh();
+      if (notice.type === 'event_streams' || notice.type === 'resync') void this.refresh();
     });
     await this.refresh();
   }

@@ -24,19 +24,23 @@ export class PostgresTransport implements Transport {
     private readonly logger: AppLogger,
   ) {}
 
-  async start(deliver: (message: string) => void): Promise<void> {
+  async start(deliver: (message: string) => void, resumed: () => void): Promise<void> {
     const client = new Client({ connectionString: this.url, connectionTimeoutMillis: 3000, keepAlive: true });
     client.on('notification', (notification) => notification.payload && deliver(notification.payload));
-    client.on('error', () => this.lost(client, deliver));
-    client.on('end', () => this.lost(client, deliver));
+    client.on('error', () => this.lost(client, deliver, resumed));
+    client.on('end', () => this.lost(client, deliver, resumed));
     this.listener = client;
     try {
       await client.connect();
       await client.query(`LISTEN ${PostgresTransport.CHANNEL}`);
-      if (this.lostLogged) this.logger.info('revocation listener reconnected to the database');
-      this.lostLogged = false;
+      if (this.lostLogged) {
+        this.logger.info('revocation listener reconnected to the database');
+        this.lostLogged = false;
+        // Only now, listening again: a notice sent from here on arrives, one sent before may not have.
+        resumed();
+      }
     } catch (error) {
-      this.lost(client, deliver);
+      this.lost(client, deliver, resumed);
       throw error;
     }
   }
@@ -63,14 +67,14 @@ export class PostgresTransport implements Transport {
   }
 
   /** The listening connection broke (error and end may both fire): replace it once, after a pause. */
-  private lost(client: Client, deliver: (message: string) => void): void {
+  private lost(client: Client, deliver: (message: string) => void, resumed: () => void): void {
     if (this.listener !== client) return;
     this.listener = undefined;
     client.end().catch(() => undefined);
     if (this.stopped) return;
     setTimeout(() => {
       if (this.stopped) return;
-      this.start(deliver).catch(() => undefined);
+      this.start(deliver, resumed).catch(() => undefined);
     }, RECONNECT_DELAY_MS).unref();
     if (this.lostLogged) return;
     this.lostLogged = true;

@@ -48,15 +48,25 @@ export class RedisTransport implements Transport {
     private readonly presence: FleetPresence | null,
   ) {}
 
-  async start(deliver: (message: string) => void): Promise<void> {
+  async start(deliver: (message: string) => void, resumed: () => void): Promise<void> {
     // No command timeout here: a SUBSCRIBE issued while Redis is away waits in the queue for the connection.
     this.subscriber = duplicateConnection(this.redis, {
       enableOfflineQueue: true,
       maxRetriesPerRequest: null,
       commandTimeout: undefined,
     });
-    this.subscriber.on('error', () => undefined);
-    this.subscriber.on('message', (_channel: string, message: string) => deliver(message));
+    const subscriber = this.subscriber;
+    subscriber.on('error', () => undefined);
+    subscriber.on('message', (_channel: string, message: string) => deliver(message));
+    // After a lost connection ioredis subscribes again as it turns ready; a SUBSCRIBE of ours queued behind it
+    // answers once that one is in place, and only then has nothing more been missed.
+    let dropped = false;
+    subscriber.on('close', () => (dropped = true));
+    subscriber.on('ready', () => {
+      if (!dropped) return;
+      dropped = false;
+      subscriber.subscribe(this.channel).then(resumed, () => undefined);
+    });
     // Queued until connected and renewed by ioredis after every reconnect; a Redis that is down when the
     // service starts must not hold up the start.
     await withDeadline(this.subscriber.subscribe(this.channel), SEND_DEADLINE_MS);

@@ -74,7 +74,10 @@ export class RevocationBus implements OnModuleInit, OnApplicationShutdown {
     await Promise.all(
       this.transports.map((transport) =>
         transport
-          .start((message) => this.receive(message))
+          .start(
+            (message) => this.receive(message),
+            () => this.resync(transport.name),
+          )
           .catch((error: unknown) => {
             // Expected weather (Redis or PostgreSQL away at start), not a bug: the reason, no stack.
             this.logger.warn(
@@ -171,6 +174,16 @@ export class RevocationBus implements OnModuleInit, OnApplicationShutdown {
         // The publisher stops waiting after its timeout; nothing else depends on the confirmation.
       });
     }
+  }
+
+  /**
+   * A transport listens again after an outage: notices sent while it was away may be lost for good (the other
+   * transport, if any, may have been away too), so every cache here starts over rather than trust what a lost
+   * notice would have evicted until its freshness runs out.
+   */
+  private resync(transport: string): void {
+    this.logger.info({ transport }, 'revocation notices may have been missed: caches start over');
+    this.deliver({ type: 'resync' });
   }
 
   private remember(id: string): void {

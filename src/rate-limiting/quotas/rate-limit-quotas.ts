@@ -62,7 +62,7 @@ export class RateLimitQuotas implements OnModuleInit, OnApplicationShutdown {
 
   async onModuleInit(): Promise<void> {
     this.bus.onNotice((notice) => {
-      if (notice.type === 'rate_limit_overrides') void this.reload();
+      if (notice.type === 'rate_limit_overrides' || notice.type === 'resync') void this.reload();
     });
     await this.reload();
     this.timer = setInterval(() => void this.reload(), RELOAD_EVERY_MS).unref();

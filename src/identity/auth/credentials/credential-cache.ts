@@ -83,6 +83,16 @@ export class CredentialCache {
     return evicted;
   }
 
+  /**
+   * Every entry stale as of now (revocation notices may have been missed): the next request looks its credential
+   * up again, and a valid entry still answers while the database does not, never longer than it would have.
+   */
+  expireAll(nowMs: number): void {
+    for (const [header, entry] of this.entries) {
+      if (entry.freshUntilMs > nowMs) this.entries.set(header, { ...entry, freshUntilMs: nowMs });
+    }
+  }
+
   get size(): number {
     return this.entries.size;
   }

@@ -71,6 +71,22 @@ describe('CredentialService while the database is down', () => {
     await expect(service.resolve(request())).rejects.toThrow(/ECONNREFUSED/);
   });
 
+  it('looks every credential up again after notices may have been missed (resync), yet answers stale in an outage', async () => {
+    await service.resolve(request());
+    expect((await service.resolve(request())).status).toBe('valid');
+    expect(strategy.lookUps).toBe(1);
+    notify({ type: 'resync' });
+    expect((await service.resolve(request())).status).toBe('valid');
+    expect(strategy.lookUps).toBe(2);
+    notify({ type: 'resync' });
+    strategy.databaseDown = true;
+    expect((await service.resolve(request())).status).toBe('valid');
+    expect(strategy.lookUps).toBe(3);
+    // Never trusted longer than without the resync: the stale window still ends where it ended.
+    clock.advance(STALE_IF_ERROR_MS + 30_000);
+    await expect(service.resolve(request())).rejects.toThrow(/ECONNREFUSED/);
+  });
+
   it('answers an unseen credential with the failure (503 upstream), not a guess', async () => {
     strategy.databaseDown = true;
     await expect(service.resolve(request('never.seen.before'))).rejects.toThrow(/ECONNREFUSED/);

@@ -219,6 +219,12 @@ export class CredentialService implements RateLimitCredentials {
   }
 
   private forget(notice: RevocationNotice): void {
+    if (notice.type === 'resync') {
+      this.epoch++;
+      this.inFlight.clear();
+      this.cache.expireAll(this.clock.nowMs());
+      return;
+    }
     const matches = evictedBy(notice);
     if (matches === null) return;
     this.epoch++;
