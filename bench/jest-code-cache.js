@@ -9,6 +9,7 @@
  */
 const { spawnSync } = require('node:child_process');
 const { join } = require('node:path');
+const { median } = require('./lib/measure');
 
 const ROOT = join(__dirname, '..');
 const ROUNDS = Number(process.env.JEST_CACHE_ROUNDS ?? 3);
@@ -48,7 +49,6 @@ function once(cache, round) {
   return seconds;
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const off = [];
 const on = [];
 for (let round = 1; round <= ROUNDS; round++) {

@@ -3,13 +3,7 @@ import type { DataSource } from 'typeorm';
 import type { AppLogger } from '../src/platform/common/logging/logger';
 import { PostgresTransport } from '../src/platform/revocation/postgres-transport';
 import { type ProvisionedDatabase, provisionDatabase, withAdminClient } from './support/databases';
-
-/** Polls until `done` holds, for at most `ms`; false when it never did. */
-async function eventually(done: () => boolean, ms = 10_000): Promise<boolean> {
-  const until = performance.now() + ms;
-  while (!done() && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
-  return done();
-}
+import { eventually } from './support/eventually';
 
 /**
  * A notice sent while an instance's LISTEN connection is gone never reaches it: PostgreSQL keeps no notification

@@ -6,9 +6,9 @@ import { join } from 'node:path';
  * Makes one PGlite folder for the run with every migration applied; each test file copies it. An initdb takes
  * seconds on the embedded database (paid once per installed PGlite: test/support/embedded-cluster.ts) and the
  * migrations about two more: paid once here instead of at every app start of every file (on the two-CPU CI
- * machine that was minutes of the suite). Opened and migrated through the
- * service's own data source and migration runner, so the copy is what a first start would have made; a start on
- * it then finds nothing pending. PostgreSQL's migrations are tested from empty in migrations.postgres-only.
+ * machine that was minutes of the suite). Opened and migrated through the service's own data source and
+ * migration runner, so the copy is what a first start would have made; a start on it then finds nothing pending.
+ * PostgreSQL's migrations are tested from empty in migrations.postgres-only.
  */
 export default async function embeddedGlobalSetup(): Promise<void> {
   const { EMBEDDED_TEMPLATE_DIR } = await import('./databases');

@@ -1,16 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
+import { eventually } from '../../../test/support/eventually';
 import { CircuitBreaker } from '../counters/circuit-breaker';
 import { redisOptions } from '../redis-client/redis-client.module';
 import { RedisTransport } from './redis-transport';
 
 const REDIS_URL = process.env.RATE_LIMIT_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-async function eventually(done: () => boolean, ms = 10_000): Promise<boolean> {
-  const until = performance.now() + ms;
-  while (!done() && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
-  return done();
-}
 
 /**
  * Redis keeps no message for a subscriber that is not connected: a notice published while the subscribing
