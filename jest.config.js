@@ -15,8 +15,11 @@ process.env.JEST_RUN_ID ??= `${process.pid}-${require('node:crypto').randomBytes
 
 const { patternFor, systemFiles, systemUnitFiles } = require('./test/support/suite-kinds');
 
+// Stops what a file left observing process-wide, which would keep the file's realm alive for the worker's life.
+const OBSERVERS = '<rootDir>/test/support/release-process-observers.ts';
 const common = {
   testEnvironment: 'node',
+  setupFilesAfterEnv: [OBSERVERS],
   moduleFileExtensions: ['ts', 'js', 'json'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   // Each module compiled once per worker, not once per file (test/support/code-cache-runtime.js); JEST_CODE_CACHE=0
@@ -47,7 +50,7 @@ const NOT_ON_EMBEDDED = ['/node_modules/', '\\.postgres-only\\.', '\\.any-databa
 const NOT_ON_POSTGRES = ['/node_modules/', '\\.embedded-only\\.'];
 const fast = (ignore, ...setup) => ({
   testPathIgnorePatterns: [...ignore, SYSTEM],
-  setupFilesAfterEnv: ['<rootDir>/test/support/no-child-processes.ts', ...setup],
+  setupFilesAfterEnv: ['<rootDir>/test/support/no-child-processes.ts', OBSERVERS, ...setup],
 });
 
 module.exports = {
@@ -61,7 +64,7 @@ module.exports = {
       rootDir: '.',
       testMatch: UNIT_FILES,
       testPathIgnorePatterns: ['/node_modules/', SYSTEM_UNIT, HEAP],
-      setupFilesAfterEnv: ['<rootDir>/test/support/no-child-processes.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/no-child-processes.ts', OBSERVERS],
     },
     // Unit specs at size (`*.heap.spec.ts`): seconds of a core and the collector; `npm test` runs them beside the
     // lints, not beside the tests that hold production's deadlines.
@@ -72,7 +75,7 @@ module.exports = {
       // jest's own runtime: nothing held between files beside the heap these specs measure.
       runtime: undefined,
       testRegex: HEAP,
-      setupFilesAfterEnv: ['<rootDir>/test/support/no-child-processes.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/no-child-processes.ts', OBSERVERS],
     },
     // The unit specs that start a Redis server, a Sentinel set, a Cluster or a script: run with the system files.
     { ...common, displayName: 'system-unit', rootDir: '.', testRegex: SYSTEM_UNIT },

@@ -15,6 +15,8 @@
 const { compileFunction } = require('node:vm');
 const Runtime = require('jest-runtime').default;
 
+const DYNAMIC_IMPORT = /\bimport\s*\(/;
+
 /** File name → its source, and once it has been seen twice, V8's code cache for it. */
 const compiled = new Map();
 
@@ -41,16 +43,22 @@ class CodeCacheRuntime extends Runtime {
           // Produced on the second sighting, not the first: then V8 has the module's functions compiled already,
           // and a file that loads a module once pays nothing for the cache.
           produceCachedData: again && seen.data === undefined,
-          importModuleDynamically: (specifier, _function, attributes, ...rest) =>
-            executor.dynamicImport(specifier, scriptFilename, vmContext, attributes, rest[0]),
+          // Only for a module that can call import(): Node keeps the callback in a process-wide registry for as
+          // long as the module's script lives, and V8 shares the scripts of `new Function` code (ajv's validators,
+          // find-my-way's matchers) with later files' realms, so each file's realm kept the one before it alive.
+          importModuleDynamically: DYNAMIC_IMPORT.test(source)
+            ? (specifier, _function, attributes, ...rest) =>
+                executor.dynamicImport(specifier, scriptFilename, vmContext, attributes, rest[0])
+            : undefined,
           parsingContext: vmContext,
         });
       } catch {
         // A syntax error and the like: jest's own compile reports it as jest does.
         return compileUncached(source, filename);
       }
+      // A copy: the data V8 hands back belongs to the file's realm, which it would keep alive for the worker's life.
       if (compiledFunction.cachedDataProduced)
-        compiled.set(scriptFilename, { source, data: compiledFunction.cachedData });
+        compiled.set(scriptFilename, { source, data: Buffer.from(compiledFunction.cachedData) });
       else if (!again) compiled.set(scriptFilename, { source, data: undefined });
       return compiledFunction;
     };

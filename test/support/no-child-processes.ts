@@ -1,4 +1,7 @@
 import childProcess from 'node:child_process';
+// Node's cluster module keeps the `fork` it finds when first loaded: loaded while a file's stand-in is in place,
+// it would keep that file's whole realm (its app, its database) alive for the rest of the worker's run.
+import 'node:cluster';
 
 /**
  * The fast projects run in this process only: a file found to start another one belongs to the system projects
