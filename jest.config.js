@@ -55,6 +55,11 @@ const fast = (ignore, ...setup) => ({
 
 module.exports = {
   maxWorkers: 2,
+  // A worker still holds some of its finished files (their realms: apps, pools, compiled code), about 20 MB a file
+  // (test/support/release-process-observers.ts has one cause): it reached 2.4 GB by the fast phase's end, and one
+  // took more than jest's 500 ms to exit ("a worker process has failed to exit gracefully"). A worker past 1 GB
+  // after a file is replaced by a fresh one.
+  workerIdleMemoryLimit: '1GB',
   // Per-test, not per-project: jest reads it only here. End-to-end tests start an app and a database.
   testTimeout: 60_000,
   projects: [
