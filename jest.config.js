@@ -48,9 +48,11 @@ const onPostgres = {
 const NOT_ON_EMBEDDED = ['/node_modules/', '\\.postgres-only\\.', '\\.any-database\\.'];
 // Starting the built service on its embedded default is a property of the embedded target only.
 const NOT_ON_POSTGRES = ['/node_modules/', '\\.embedded-only\\.'];
+// The set-up of the projects that run in this process only (unit, heap and the fast end-to-end ones).
+const IN_PROCESS = ['<rootDir>/test/support/no-child-processes.ts', OBSERVERS];
 const fast = (ignore, ...setup) => ({
   testPathIgnorePatterns: [...ignore, SYSTEM],
-  setupFilesAfterEnv: ['<rootDir>/test/support/no-child-processes.ts', OBSERVERS, ...setup],
+  setupFilesAfterEnv: [...IN_PROCESS, ...setup],
 });
 
 module.exports = {
@@ -69,7 +71,7 @@ module.exports = {
       rootDir: '.',
       testMatch: UNIT_FILES,
       testPathIgnorePatterns: ['/node_modules/', SYSTEM_UNIT, HEAP],
-      setupFilesAfterEnv: ['<rootDir>/test/support/no-child-processes.ts', OBSERVERS],
+      setupFilesAfterEnv: IN_PROCESS,
     },
     // Unit specs at size (`*.heap.spec.ts`): seconds of a core and the collector; `npm test` runs them beside the
     // lints, not beside the tests that hold production's deadlines.
@@ -80,7 +82,7 @@ module.exports = {
       // jest's own runtime: nothing held between files beside the heap these specs measure.
       runtime: undefined,
       testRegex: HEAP,
-      setupFilesAfterEnv: ['<rootDir>/test/support/no-child-processes.ts', OBSERVERS],
+      setupFilesAfterEnv: IN_PROCESS,
     },
     // The unit specs that start a Redis server, a Sentinel set, a Cluster or a script: run with the system files.
     { ...common, displayName: 'system-unit', rootDir: '.', testRegex: SYSTEM_UNIT },
